@@ -1,0 +1,270 @@
+/**
+ * The workflow event vocabulary: what the engine appends to the log, one row per event.
+ *
+ * Two kinds, as the seeds split them:
+ * - durable events (lifecycle, tasks, messages, state, usage, signals) are the conversation;
+ *   snapshot reconstruction reads only these.
+ * - stream events (`text.*`, `reasoning.*`, `toolcall.*`, `terminal.output`, `activity.delta`)
+ *   are the progress of a running task. The seeds dropped them; we keep them for the life of a
+ *   run so a client can resume mid-message, and compact them away after the run (retention).
+ *
+ * Every AG-UI frame a client sees is projected from these (protocol/project.ts). The payloads
+ * reuse AG-UI's own message, tool and usage schemas so that nothing is translated twice.
+ */
+import {
+  ContextSchema,
+  JsonPatchSchema,
+  MessageSchema,
+  TokenUsageSchema,
+  ToolSchema,
+} from "@ag-ui/core/schemas";
+import { z } from "zod";
+
+const runId = z.string().min(1);
+const messageId = z.string().min(1);
+const toolCallId = z.string().min(1);
+
+/** Why a workflow stopped and waits: the AG-UI run ends, the thread stays open. */
+export const SuspendReasonSchema = z.enum(["input", "frontend_tool", "approval"]);
+export type SuspendReason = z.infer<typeof SuspendReasonSchema>;
+
+/** Who put a message in the log: the client's run input, or the agent itself. */
+export const MessageSourceSchema = z.enum(["input", "agent"]);
+export type MessageSource = z.infer<typeof MessageSourceSchema>;
+
+export const ErrorInfoSchema = z.object({
+  code: z.string().min(1),
+  message: z.string(),
+});
+export type ErrorInfo = z.infer<typeof ErrorInfoSchema>;
+
+function event<T extends string, D extends z.ZodType>(type: T, data: D) {
+  return z.object({ type: z.literal(type), data });
+}
+
+// ---- durable: lifecycle -------------------------------------------------------------------
+
+export const ThreadCreatedSchema = event("thread.created", z.object({ agentId: z.string().min(1) }));
+
+/** A run was accepted: its new input follows as message.appended / state.set events. */
+export const RunAcceptedSchema = event(
+  "run.accepted",
+  z.object({
+    runId,
+    parentRunId: z.string().optional(),
+    tools: z.array(ToolSchema).default([]),
+    context: z.array(ContextSchema).default([]),
+    forwardedProps: z.unknown().optional(),
+  }),
+);
+
+export const WorkflowStartedSchema = event("workflow.started", z.object({ runId }));
+
+/**
+ * The run goes on after an interruption: recovery by another instance after a lease expired.
+ * Clients see whatever was open closed; a re-issued LLM request streams a new message.
+ */
+export const WorkflowResumedSchema = event(
+  "workflow.resumed",
+  z.object({ runId, reason: z.enum(["recovered"]), owner: z.string().optional() }),
+);
+
+export const WorkflowSuspendedSchema = event(
+  "workflow.suspended",
+  z.object({
+    runId,
+    reason: SuspendReasonSchema,
+    pendingToolCallIds: z.array(toolCallId).default([]),
+  }),
+);
+
+export const WorkflowCompletedSchema = event(
+  "workflow.completed",
+  z.object({ runId, result: z.unknown().optional() }),
+);
+
+export const WorkflowFailedSchema = event(
+  "workflow.failed",
+  z.object({ runId, error: ErrorInfoSchema }),
+);
+
+export const WorkflowCancellingSchema = event(
+  "workflow.cancelling",
+  z.object({ runId, reason: z.string().optional() }),
+);
+
+export const WorkflowCancelledSchema = event(
+  "workflow.cancelled",
+  z.object({ runId, reason: z.string().optional() }),
+);
+
+// ---- durable: tasks -----------------------------------------------------------------------
+
+export const TaskKindSchema = z.enum(["llm", "tool"]);
+export type TaskKind = z.infer<typeof TaskKindSchema>;
+
+export const TaskCreatedSchema = event(
+  "task.created",
+  z.object({
+    runId,
+    taskId: z.string().min(1),
+    kind: TaskKindSchema,
+    /** Unique among the run's open tasks: it is the AG-UI step name. */
+    name: z.string().min(1),
+    toolCallId: toolCallId.optional(),
+  }),
+);
+
+export const TaskCompletedSchema = event(
+  "task.completed",
+  z.object({ runId, taskId: z.string().min(1), output: z.unknown().optional() }),
+);
+
+export const TaskFailedSchema = event(
+  "task.failed",
+  z.object({ runId, taskId: z.string().min(1), error: ErrorInfoSchema }),
+);
+
+// ---- durable: conversation, state, usage, signals ----------------------------------------
+
+export const MessageAppendedSchema = event(
+  "message.appended",
+  z.object({ runId: runId.optional(), source: MessageSourceSchema, message: MessageSchema }),
+);
+
+/** Replaces the thread's state (a run's input state is merged into it before this is written). */
+export const StateSetSchema = event("state.set", z.object({ runId: runId.optional(), state: z.unknown() }));
+
+/** RFC 6902 patch against the thread's state. */
+export const StatePatchedSchema = event(
+  "state.patched",
+  z.object({ runId: runId.optional(), patch: JsonPatchSchema }),
+);
+
+export const UsageRecordedSchema = event(
+  "usage.recorded",
+  z.object({ runId, taskId: z.string().optional(), usage: TokenUsageSchema }),
+);
+
+export const SignalKindSchema = z.enum(["cancel", "steer", "follow_up"]);
+export const SignalReceivedSchema = event(
+  "signal.received",
+  z.object({ runId: runId.optional(), signal: SignalKindSchema, payload: z.unknown().optional() }),
+);
+
+// ---- stream events of a running task -----------------------------------------------------
+
+export const TextStartedSchema = event("text.started", z.object({ runId, messageId }));
+export const TextDeltaSchema = event("text.delta", z.object({ runId, messageId, delta: z.string() }));
+export const TextEndedSchema = event("text.ended", z.object({ runId, messageId }));
+
+export const ReasoningStartedSchema = event("reasoning.started", z.object({ runId, messageId }));
+export const ReasoningDeltaSchema = event(
+  "reasoning.delta",
+  z.object({ runId, messageId, delta: z.string() }),
+);
+export const ReasoningEndedSchema = event("reasoning.ended", z.object({ runId, messageId }));
+
+export const ToolCallStartedSchema = event(
+  "toolcall.started",
+  z.object({ runId, toolCallId, name: z.string().min(1), parentMessageId: messageId }),
+);
+export const ToolCallArgsSchema = event(
+  "toolcall.args",
+  z.object({ runId, toolCallId, delta: z.string() }),
+);
+export const ToolCallEndedSchema = event("toolcall.ended", z.object({ runId, toolCallId }));
+
+export const TerminalOutputSchema = event(
+  "terminal.output",
+  z.object({ runId, toolCallId, stream: z.enum(["stdout", "stderr"]), data: z.string() }),
+);
+
+/** A tool's progress, shown as an AG-UI activity message. */
+export const ActivitySnapshotSchema = event(
+  "activity.snapshot",
+  z.object({
+    runId,
+    messageId,
+    activityType: z.string().min(1),
+    content: z.record(z.string(), z.unknown()),
+  }),
+);
+export const ActivityDeltaSchema = event(
+  "activity.delta",
+  z.object({ runId, messageId, activityType: z.string().min(1), patch: JsonPatchSchema }),
+);
+
+export const WorkflowEventSchema = z.discriminatedUnion("type", [
+  ThreadCreatedSchema,
+  RunAcceptedSchema,
+  WorkflowStartedSchema,
+  WorkflowResumedSchema,
+  WorkflowSuspendedSchema,
+  WorkflowCompletedSchema,
+  WorkflowFailedSchema,
+  WorkflowCancellingSchema,
+  WorkflowCancelledSchema,
+  TaskCreatedSchema,
+  TaskCompletedSchema,
+  TaskFailedSchema,
+  MessageAppendedSchema,
+  StateSetSchema,
+  StatePatchedSchema,
+  UsageRecordedSchema,
+  SignalReceivedSchema,
+  TextStartedSchema,
+  TextDeltaSchema,
+  TextEndedSchema,
+  ReasoningStartedSchema,
+  ReasoningDeltaSchema,
+  ReasoningEndedSchema,
+  ToolCallStartedSchema,
+  ToolCallArgsSchema,
+  ToolCallEndedSchema,
+  TerminalOutputSchema,
+  ActivitySnapshotSchema,
+  ActivityDeltaSchema,
+]);
+export type WorkflowEvent = z.infer<typeof WorkflowEventSchema>;
+export type WorkflowEventType = WorkflowEvent["type"];
+export type EventOf<T extends WorkflowEventType> = Extract<WorkflowEvent, { type: T }>;
+
+/** Stream-level events: kept while a run lives, compacted after it (retention). */
+export const STREAM_EVENT_TYPES = [
+  "text.started",
+  "text.delta",
+  "text.ended",
+  "reasoning.started",
+  "reasoning.delta",
+  "reasoning.ended",
+  "toolcall.started",
+  "toolcall.args",
+  "toolcall.ended",
+  "terminal.output",
+  "activity.delta",
+] as const satisfies readonly WorkflowEventType[];
+
+const streamTypes: ReadonlySet<string> = new Set(STREAM_EVENT_TYPES);
+export function isStreamEvent(e: { type: string }): boolean {
+  return streamTypes.has(e.type);
+}
+
+/** An event as the store returns it: the log position and commit time come with it. */
+export const StoredEventSchema = z.intersection(
+  WorkflowEventSchema,
+  z.object({
+    threadId: z.string().min(1),
+    seq: z.number().int().positive(),
+    runId: z.string().nullable(),
+    /** Commit time, ms since epoch: the timestamp of every frame projected from it. */
+    at: z.number().int(),
+  }),
+);
+export type StoredEvent = z.infer<typeof StoredEventSchema>;
+
+/** The run an event belongs to, if any: kept in its own column for reads by run. */
+export function runIdOf(e: WorkflowEvent): string | null {
+  const data = e.data as { runId?: string };
+  return data.runId ?? null;
+}
