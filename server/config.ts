@@ -1,0 +1,55 @@
+/**
+ * Configuration, read once from the environment at the edge and passed down as a value.
+ * Every variable is optional: with none set, the server runs on embedded PGlite under ./data
+ * and answers with the built-in demo model, offline.
+ */
+import { z } from "zod";
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const intWithDefault = (fallback: number) =>
+  z.coerce.number().int().nonnegative().optional().transform((v) => v ?? fallback);
+
+export const ConfigSchema = z.object({
+  PORT: intWithDefault(3000),
+  HOST: optionalString.transform((v) => v ?? "0.0.0.0"),
+  DATABASE_URL: optionalString,
+  DATA_DIR: optionalString.transform((v) => v ?? "./data"),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalString,
+  OPENAI_MODEL: optionalString.transform((v) => v ?? "gpt-4o-mini"),
+  /** Comma-separated bearer tokens; when set, every /api request needs one. */
+  API_KEYS: optionalString.transform((v) =>
+    v === undefined ? [] : v.split(",").map((k) => k.trim()).filter(Boolean),
+  ),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** How long a lease lives without a heartbeat: the bound on recovery after a crash. */
+  LEASE_TTL_MS: intWithDefault(15_000),
+  /** Stream-level events of finished runs are compacted after this long. */
+  RETENTION_HOURS: intWithDefault(24),
+  LLM_CONNECT_TIMEOUT_MS: intWithDefault(30_000),
+  LLM_READ_TIMEOUT_MS: intWithDefault(60_000),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const reasons = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new ConfigError(`Invalid configuration (${reasons}). Fix or unset these variables and start again.`);
+  }
+  return parsed.data;
+}
+
+/** The demo model answers when neither a key nor a base URL points at a real provider. */
+export function usesDemoModel(config: Config): boolean {
+  return config.OPENAI_API_KEY === undefined && config.OPENAI_BASE_URL === undefined;
+}

@@ -1,0 +1,291 @@
+/**
+ * The built-in demo model's script: aimock fixtures that exercise every feature of the
+ * `default` agent without a network or an API key.
+ *
+ * Matching is aimock's: the first fixture whose match passes answers, and `userMessage` looks at
+ * the last *user* message even when the request ends with a tool result. So the follow-ups to
+ * tool results come first, keyed on the tool whose result is last; then the user triggers, most
+ * specific first (DEMO_TRIGGER_ORDER); then one catch-all. Answers are functions of the request
+ * only, so the same conversation always gets the same reply, tool call ids included.
+ */
+import { createHash } from "node:crypto";
+import type { ChatCompletionRequest, ChatMessage, Fixture } from "@copilotkit/aimock";
+import { z } from "zod";
+
+/** The default agent's backend tools, and the frontend tools the demo script knows. */
+export const DEMO_TOOLS = {
+  getWeather: "get_weather",
+  updateTasks: "update_tasks",
+  runPlan: "run_plan",
+  /** Frontend: the client changes its page background. */
+  changeBackground: "change_background",
+  /** Frontend, human in the loop: the client asks the user and answers `{ approved }`. */
+  confirmAction: "confirm_action",
+} as const;
+
+/** Case-insensitive substrings of the last user message, tried in DEMO_TRIGGER_ORDER. */
+export const DEMO_TRIGGERS = {
+  parallel: ["parallel"],
+  approval: ["approve", "delete"],
+  background: ["background"],
+  weather: ["weather"],
+  tasks: ["task"],
+  plan: ["plan"],
+  reasoning: ["think", "reason"],
+} as const;
+export type DemoTrigger = keyof typeof DEMO_TRIGGERS;
+export const DEMO_TRIGGER_ORDER: readonly DemoTrigger[] = [
+  "parallel", "approval", "background", "weather", "tasks", "plan", "reasoning",
+];
+
+/** One prompt per trigger, for UI suggestions and tests. */
+export const DEMO_PROMPTS: Record<DemoTrigger, string> = {
+  parallel: "Check the weather in Paris and Tokyo in parallel",
+  approval: "Delete the old drafts",
+  background: "Change the background to blue",
+  weather: "What's the weather in Paris?",
+  tasks: "Add a task: water the plants",
+  plan: "Make a plan to launch the website",
+  reasoning: "Think it through: is a hot dog a sandwich?",
+};
+
+// ---- tool contracts (the default agent implements the backend ones with these schemas) ----
+
+export const GetWeatherArgsSchema = z.object({ location: z.string().describe("City name, e.g. Paris") });
+/** What get_weather returns; the weather card and the follow-up answer read it. */
+export interface WeatherResult {
+  location: string;
+  temperature: number; // °C
+  feelsLike?: number;
+  conditions: string;
+  humidity?: number; // %
+  windSpeed?: number; // km/h
+}
+
+/** update_tasks replaces the whole list: replaying it is harmless, and the tool diffs it into a JSON patch. */
+export const DemoTaskSchema = z.object({ id: z.string(), title: z.string(), done: z.boolean() });
+export const UpdateTasksArgsSchema = z.object({
+  tasks: z.array(DemoTaskSchema).describe("The complete new task list (state.tasks)"),
+});
+export type DemoTask = z.infer<typeof DemoTaskSchema>;
+
+export const RunPlanArgsSchema = z.object({ goal: z.string(), steps: z.array(z.string()).min(1) });
+export const ChangeBackgroundArgsSchema = z.object({ background: z.string().describe("Any CSS background value") });
+export const ConfirmActionArgsSchema = z.object({ action: z.string().describe("What needs the user's approval") });
+
+// ---- reading the request ----------------------------------------------------------------
+
+function text(content: ChatMessage["content"]): string {
+  if (typeof content === "string") return content;
+  return (content ?? []).map((p) => p.text ?? "").join("");
+}
+
+function lastUserText(req: ChatCompletionRequest): string {
+  const user = req.messages.findLast((m) => m.role === "user");
+  return user ? text(user.content) : "";
+}
+
+function offers(req: ChatCompletionRequest, tool: string): boolean {
+  return (req.tools ?? []).some((t) => t.function.name === tool);
+}
+
+function says(req: ChatCompletionRequest, trigger: DemoTrigger): boolean {
+  const message = lastUserText(req).toLowerCase();
+  return DEMO_TRIGGERS[trigger].some((w) => message.includes(w));
+}
+
+interface AnsweredCall {
+  name: string;
+  args: Record<string, unknown>;
+  result: string;
+}
+
+/** The tool results after the last user message, with the calls they answer. */
+function answeredCalls(req: ChatCompletionRequest): AnsweredCall[] {
+  const calls = new Map<string, { name: string; arguments: string }>();
+  for (const m of req.messages) for (const c of m.tool_calls ?? []) calls.set(c.id, c.function);
+  const lastUser = req.messages.findLastIndex((m) => m.role === "user");
+  return req.messages.slice(lastUser + 1).flatMap((m) => {
+    const call = m.role === "tool" && m.tool_call_id ? calls.get(m.tool_call_id) : undefined;
+    return call ? [{ name: call.name, args: parseObject(call.arguments), result: text(m.content) }] : [];
+  });
+}
+
+function lastResultIs(tool: string) {
+  return (req: ChatCompletionRequest) => req.messages.at(-1)?.role === "tool" && answeredCalls(req).at(-1)?.name === tool;
+}
+
+function parseObject(json: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(json);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Stable per conversation and position, so a re-issued request gets the same ids. */
+function callId(req: ChatCompletionRequest, i: number): string {
+  const hash = createHash("sha256").update(JSON.stringify(req.messages)).update(String(i));
+  return `call_${hash.digest("hex").slice(0, 24)}`;
+}
+
+function toolCall(req: ChatCompletionRequest, i: number, name: string, args: object) {
+  return { id: callId(req, i), name, arguments: JSON.stringify(args) };
+}
+
+function captured(message: string, re: RegExp, fallback: string): string {
+  return re.exec(message)?.[1]?.trim() || fallback;
+}
+
+// ---- answers ----------------------------------------------------------------------------
+
+const DEFAULT_TASKS: DemoTask[] = [
+  { id: "task-1", title: "Try the Threadline demo", done: true },
+  { id: "task-2", title: "Set OPENAI_API_KEY to talk to a real model", done: false },
+];
+
+const PLAN_STEPS = ["Understand the goal", "Break it into steps", "Do the work", "Check the result"];
+
+const COLORS = /\b(red|orange|yellow|green|blue|purple|pink|black|white|gr[ae]y|teal|navy|#[0-9a-f]{3,8})\b/i;
+
+const OFFLINE_ANSWER =
+  "Hi! I'm Threadline's built-in demo model: I run offline and answer from a fixed script, so there is no real AI " +
+  `behind this reply. Try "${DEMO_PROMPTS.weather}", "${DEMO_PROMPTS.tasks}", "${DEMO_PROMPTS.plan}", ` +
+  `"${DEMO_PROMPTS.reasoning}", "${DEMO_PROMPTS.background}", "${DEMO_PROMPTS.approval}" or ` +
+  `"${DEMO_PROMPTS.parallel}". To talk to a real model, set OPENAI_API_KEY (plus OPENAI_BASE_URL for any ` +
+  "OpenAI-compatible provider, and OPENAI_MODEL to choose the model) and restart the server.";
+
+function weatherLine(call: AnsweredCall): string {
+  const r = parseObject(call.result) as Partial<WeatherResult>;
+  const place = r.location ?? String(call.args.location ?? "there");
+  if (typeof r.temperature !== "number") return `The weather service said about ${place}: ${call.result}`;
+  const feels = typeof r.feelsLike === "number" ? ` (feels like ${r.feelsLike}°C)` : "";
+  const extra = [
+    typeof r.humidity === "number" ? `humidity ${r.humidity}%` : "",
+    typeof r.windSpeed === "number" ? `wind ${r.windSpeed} km/h` : "",
+  ].filter(Boolean);
+  const conditions = r.conditions ? `, ${r.conditions.toLowerCase()}` : "";
+  return `In ${place} it is ${r.temperature}°C${feels}${conditions}${extra.length ? `, ${extra.join(", ")}` : ""}.`;
+}
+
+function approved(result: string): boolean {
+  const parsed = parseObject(result);
+  if (typeof parsed.approved === "boolean") return parsed.approved;
+  return /^\W*(yes|approved?|confirm(ed)?|ok)\W*$/i.test(result);
+}
+
+export function demoFixtures(): Fixture[] {
+  return [
+    // Follow-ups: the request ends with a tool result.
+    {
+      match: { predicate: lastResultIs(DEMO_TOOLS.getWeather) },
+      response: (req) => ({
+        content: answeredCalls(req).filter((c) => c.name === DEMO_TOOLS.getWeather).map(weatherLine).join(" "),
+      }),
+    },
+    {
+      match: { predicate: lastResultIs(DEMO_TOOLS.updateTasks) },
+      response: (req) => {
+        const tasks = (answeredCalls(req).at(-1)?.args.tasks ?? []) as DemoTask[];
+        const done = tasks.filter((t) => t.done).length;
+        return { content: `Your task list is updated: ${tasks.length} tasks, ${done} done.` };
+      },
+    },
+    {
+      match: { predicate: lastResultIs(DEMO_TOOLS.runPlan) },
+      response: (req) => {
+        const { goal, steps } = answeredCalls(req).at(-1)!.args as { goal?: string; steps?: string[] };
+        return { content: `All ${steps?.length ?? 0} steps of the plan to ${goal ?? "reach the goal"} are done.` };
+      },
+    },
+    {
+      match: { predicate: lastResultIs(DEMO_TOOLS.confirmAction) },
+      response: (req) => {
+        const call = answeredCalls(req).at(-1)!;
+        const action = String(call.args.action ?? "that");
+        return approved(call.result)
+          ? { content: `Approved, so I went ahead: "${action}" is done. (This is the demo model: nothing was really touched.)` }
+          : { content: `Cancelled: I did not do "${action}".` };
+      },
+    },
+    {
+      match: { predicate: (req) => req.messages.at(-1)?.role === "tool" },
+      response: { content: "Done! I've completed that for you." },
+    },
+
+    // User triggers, most specific first.
+    {
+      match: { predicate: (req) => says(req, "parallel") },
+      response: (req) => ({
+        toolCalls: [
+          toolCall(req, 0, DEMO_TOOLS.getWeather, { location: "Paris" }),
+          toolCall(req, 1, DEMO_TOOLS.getWeather, { location: "Tokyo" }),
+        ],
+      }),
+    },
+    {
+      match: { predicate: (req) => says(req, "approval") && offers(req, DEMO_TOOLS.confirmAction) },
+      response: (req) => {
+        const message = lastUserText(req);
+        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.confirmAction, { action: message.replace(/[.!?]+$/, "") })] };
+      },
+    },
+    {
+      match: { predicate: (req) => says(req, "background") && offers(req, DEMO_TOOLS.changeBackground) },
+      response: (req) => {
+        const color = captured(lastUserText(req), COLORS, "linear-gradient(135deg, #667eea, #764ba2)");
+        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.changeBackground, { background: color.toLowerCase() })] };
+      },
+    },
+    {
+      // Frontend tools exist only if the client sends them (RunAgentInput.tools).
+      match: { predicate: (req) => says(req, "approval") || says(req, "background") },
+      response: (req) => {
+        const tool = says(req, "approval") ? DEMO_TOOLS.confirmAction : DEMO_TOOLS.changeBackground;
+        return {
+          content:
+            `I would use the \`${tool}\` tool for that, but this client did not offer it. Frontend tools come from ` +
+            "the client: use the Threadline web app, or register the tool in your own (for example with CopilotKit).",
+        };
+      },
+    },
+    {
+      match: { predicate: (req) => says(req, "weather") },
+      response: (req) => {
+        const location = captured(lastUserText(req), /\b(?:in|for|at)\s+([\p{L}][\p{L} .'-]*?)\s*(?:[?!.,;]|$)/iu, "San Francisco");
+        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.getWeather, { location })] };
+      },
+    },
+    {
+      match: { predicate: (req) => says(req, "tasks") },
+      response: (req) => {
+        const title = captured(lastUserText(req), /(?:add (?:a )?task(?: to)?|task:)\s*:?\s*(.+?)[.!?]*$/i, "");
+        const tasks = title ? [...DEFAULT_TASKS, { id: "task-3", title, done: false }] : DEFAULT_TASKS;
+        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.updateTasks, { tasks })] };
+      },
+    },
+    {
+      match: { predicate: (req) => says(req, "plan") },
+      response: (req) => {
+        const goal = captured(lastUserText(req), /\bplan (?:to|for)\s+(.+?)[.!?]*$/i, "get started with Threadline");
+        return {
+          content: `Here is my plan to ${goal}. I'll work through it step by step.`,
+          toolCalls: [toolCall(req, 0, DEMO_TOOLS.runPlan, { goal, steps: PLAN_STEPS })],
+        };
+      },
+    },
+    {
+      match: { predicate: (req) => says(req, "reasoning") },
+      response: {
+        reasoning:
+          "The user wants me to reason before answering. I should weigh both sides, keep it short, " +
+          "and say plainly that this is a scripted demo answer.",
+        content: "I thought it over: both sides have a point, and I'd pick the simplest answer. (Scripted demo reasoning.)",
+      },
+    },
+
+    // Anything else.
+    { match: {}, response: { content: OFFLINE_ANSWER } },
+  ];
+}

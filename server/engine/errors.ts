@@ -1,0 +1,53 @@
+/** Domain errors of the engine: typed, with the ids involved, and a sentence saying what to do. */
+import type { ThreadStatus } from "../../protocol/status.ts";
+
+export class ThreadBusyError extends Error {
+  override readonly name = "ThreadBusyError";
+  readonly code = "THREAD_BUSY";
+  constructor(
+    readonly threadId: string,
+    readonly activeRunId: string | null,
+    readonly status: ThreadStatus,
+  ) {
+    super(
+      `Thread ${threadId} is ${status}${activeRunId ? ` with run ${activeRunId}` : ""}. ` +
+        `Wait for it to finish, cancel it (POST /api/threads/${threadId}/cancel), or send the run ` +
+        `with "forwardedProps": {"threadline": {"doubleTexting": "enqueue" | "interrupt"}}.`,
+    );
+  }
+}
+
+export class ThreadAgentMismatchError extends Error {
+  override readonly name = "ThreadAgentMismatchError";
+  readonly code = "THREAD_AGENT_MISMATCH";
+  constructor(
+    readonly threadId: string,
+    readonly threadAgentId: string,
+    readonly requestedAgentId: string,
+  ) {
+    super(
+      `Thread ${threadId} belongs to agent "${threadAgentId}", not "${requestedAgentId}". ` +
+        `Send this run to /api/agents/${threadAgentId}/run, or use a new threadId.`,
+    );
+  }
+}
+
+/** Ends a run with RUN_ERROR: the code goes to the client, the cause to the log. */
+export class RunFailure extends Error {
+  override readonly name = "RunFailure";
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Thrown inside a run when it was cancelled, interrupted, or its lease was lost. */
+export class RunAborted extends Error {
+  override readonly name = "RunAborted";
+  constructor(readonly reason: "cancelled" | "lease_lost" | "shutdown") {
+    super(`run aborted: ${reason}`);
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * One LLM request as a durable task: task.created, the streamed deltas as stream events, then
+ * the whole assistant message (and its reasoning) as durable message.appended events, usage,
+ * and task.completed. The stream events make live and resumed clients see tokens as they come;
+ * the durable message is what reload, recovery and the next LLM request read.
+ */
+import type { AssistantMessage, Message, ReasoningMessage, ToolCall } from "@ag-ui/core";
+import { toolJsonSchema } from "../agents/define.ts";
+import { RunAborted, RunFailure } from "./errors.ts";
+import type { ChatTool } from "./chat-model.ts";
+import { LlmError, toOpenAIMessages } from "./llm.ts";
+import type { RunContext } from "./run-context.ts";
+
+interface OpenToolCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+export function systemPrompt(ctx: RunContext): string {
+  if (ctx.context.length === 0) return ctx.agent.instructions;
+  const lines = ctx.context.map((c) => `- ${c.description}: ${c.value}`);
+  return `${ctx.agent.instructions}\n\nContext from the application:\n${lines.join("\n")}`;
+}
+
+export function chatTools(ctx: RunContext): ChatTool[] {
+  const backend = ctx.agent.tools.map((t) => ({
+    type: "function" as const,
+    function: { name: t.name, description: t.description, parameters: toolJsonSchema(t) },
+  }));
+  const backendNames = new Set(ctx.agent.tools.map((t) => t.name));
+  // A frontend tool may not shadow a backend one: the server's own tool wins, and the client
+  // never sees a call it did not expect to execute.
+  const frontend = ctx.frontendTools
+    .filter((t) => !backendNames.has(t.name))
+    .map((t) => ({
+      type: "function" as const,
+      function: {
+        name: t.name,
+        description: t.description,
+        parameters: (t.parameters as Record<string, unknown> | undefined) ?? { type: "object", properties: {} },
+      },
+    }));
+  return [...backend, ...frontend];
+}
+
+/** Runs LLM request number `turn` of the run and returns the messages it added. */
+export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message[]> {
+  const { runId, writer } = ctx;
+  // The turn number restarts when a recovered run resumes: the random tail keeps task ids unique.
+  const taskId = `${runId}:llm:${turn}:${ctx.ids.message().slice(-8)}`;
+  writer.emit({ type: "task.created", data: { runId, taskId, kind: "llm", name: `llm-request-${turn}` } });
+
+  const messageId = ctx.ids.message();
+  let text = "";
+  let textOpen = false;
+  let reasoning: { id: string; content: string; open: boolean } | undefined;
+  const calls = new Map<number, OpenToolCall>();
+
+  const closeReasoning = () => {
+    if (reasoning?.open) {
+      reasoning.open = false;
+      writer.emit({ type: "reasoning.ended", data: { runId, messageId: reasoning.id } });
+    }
+  };
+
+  try {
+    const stream = ctx.model.streamChat({
+      messages: toOpenAIMessages(ctx.messages, systemPrompt(ctx)),
+      tools: chatTools(ctx),
+      signal: ctx.signal,
+      model: ctx.agent.model,
+    });
+    for await (const d of stream) {
+      switch (d.type) {
+        case "reasoning":
+          if (!reasoning) {
+            reasoning = { id: ctx.ids.message(), content: "", open: true };
+            writer.emit({ type: "reasoning.started", data: { runId, messageId: reasoning.id } });
+          }
+          if (!reasoning.open) break; // reasoning after the answer began: keep the first span only
+          reasoning.content += d.delta;
+          writer.emit({ type: "reasoning.delta", data: { runId, messageId: reasoning.id, delta: d.delta } });
+          break;
+        case "text":
+          closeReasoning();
+          if (!textOpen) {
+            textOpen = true;
+            writer.emit({ type: "text.started", data: { runId, messageId } });
+          }
+          text += d.delta;
+          writer.emit({ type: "text.delta", data: { runId, messageId, delta: d.delta } });
+          break;
+        case "tool_call_start": {
+          closeReasoning();
+          const id = d.id || ctx.ids.toolCall();
+          calls.set(d.index, { id, name: d.name, args: "" });
+          writer.emit({
+            type: "toolcall.started",
+            data: { runId, toolCallId: id, name: d.name, parentMessageId: messageId },
+          });
+          break;
+        }
+        case "tool_call_args": {
+          const call = calls.get(d.index);
+          if (!call) break;
+          call.args += d.delta;
+          writer.emit({ type: "toolcall.args", data: { runId, toolCallId: call.id, delta: d.delta } });
+          break;
+        }
+        case "usage":
+          writer.emit({
+            type: "usage.recorded",
+            data: {
+              runId,
+              taskId,
+              usage: { inputTokens: d.inputTokens, outputTokens: d.outputTokens, totalTokens: d.totalTokens },
+            },
+          });
+          break;
+        case "finish":
+          break;
+      }
+    }
+  } catch (err) {
+    const reason = ctx.abortReason();
+    if (reason) throw new RunAborted(reason);
+    const code = err instanceof LlmError ? err.code : "LLM_ERROR";
+    const message = err instanceof Error ? err.message : String(err);
+    writer.emit({ type: "task.failed", data: { runId, taskId, error: { code, message } } });
+    throw new RunFailure(code, `The model request failed: ${message}`, { cause: err });
+  }
+
+  closeReasoning();
+  if (textOpen) writer.emit({ type: "text.ended", data: { runId, messageId } });
+  for (const call of calls.values()) {
+    writer.emit({ type: "toolcall.ended", data: { runId, toolCallId: call.id } });
+  }
+
+  const added: Message[] = [];
+  if (reasoning) {
+    const r: ReasoningMessage = { id: reasoning.id, role: "reasoning", content: reasoning.content };
+    added.push(r);
+  }
+  const toolCalls: ToolCall[] = [...calls.values()].map((c) => ({
+    id: c.id,
+    type: "function",
+    function: { name: c.name, arguments: c.args },
+  }));
+  const assistant: AssistantMessage = { id: messageId, role: "assistant", content: text };
+  if (toolCalls.length > 0) assistant.toolCalls = toolCalls;
+  added.push(assistant);
+  for (const message of added) {
+    writer.emit({ type: "message.appended", data: { runId, source: "agent", message } });
+  }
+  writer.emit({ type: "task.completed", data: { runId, taskId } });
+  await writer.flush();
+  ctx.messages.push(...added);
+  return added;
+}

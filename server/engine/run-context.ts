@@ -1,0 +1,34 @@
+/** What one executing run carries: its ids, its agent, the conversation so far, its seams. */
+import type { Context, Message, Tool } from "@ag-ui/core";
+import type { Logger } from "pino";
+import type { AgentDefinition } from "../agents/define.ts";
+import type { ChatModel } from "./chat-model.ts";
+import type { RunWriter } from "./run-writer.ts";
+
+export interface IdSource {
+  message(): string;
+  toolCall(): string;
+}
+
+export interface RunContext {
+  threadId: string;
+  runId: string;
+  agent: AgentDefinition;
+  /** Tools the client executes (RunAgentInput.tools): calls to them end the run, WAITING. */
+  frontendTools: Tool[];
+  /** RunAgentInput.context: told to the LLM after the agent's instructions. */
+  context: Context[];
+  /** The conversation as the LLM will see it; the engine appends to it as the log grows. */
+  messages: Message[];
+  /** The thread's shared state, kept equal to what the log says. */
+  state: unknown;
+  writer: RunWriter;
+  /** Aborted on cancel, on lease loss and on shutdown; `abortReason` says which. */
+  signal: AbortSignal;
+  abortReason(): "cancelled" | "lease_lost" | "shutdown" | undefined;
+  /** True once a newer message asked this run to stop after the current tool (interrupt). */
+  steered(): boolean;
+  model: ChatModel;
+  ids: IdSource;
+  logger: Logger;
+}

@@ -1,0 +1,176 @@
+/**
+ * Executes runs in this process: one RunLoop per thread under its lease, a watcher that reads
+ * cancel and steering requests from the log (they may come from any instance), the heartbeat
+ * that keeps the leases, and the terminal event that settles the thread's status.
+ */
+import { randomUUID } from "node:crypto";
+import type { Context, Message, Tool } from "@ag-ui/core";
+import type { Logger } from "pino";
+import type { WorkflowEvent } from "../../protocol/events.ts";
+import type { AgentDefinition } from "../agents/define.ts";
+import type { EventStore } from "../store/types.ts";
+import type { ChatModelFactory } from "./chat-model.ts";
+import type { IdSource, RunContext } from "./run-context.ts";
+import { runLoop, type RunOutcome } from "./run-loop.ts";
+import { RunWriter } from "./run-writer.ts";
+
+export interface ExecuteParams {
+  threadId: string;
+  runId: string;
+  agent: AgentDefinition;
+  frontendTools: Tool[];
+  context: Context[];
+  messages: Message[];
+  state: unknown;
+  /** The log position up to which this executor already knows the thread. */
+  afterSeq: number;
+}
+
+type AbortReason = "cancelled" | "lease_lost" | "shutdown";
+
+interface LocalRun {
+  runId: string;
+  controller: AbortController;
+  reason: AbortReason | undefined;
+  steered: boolean;
+  done: Promise<void>;
+}
+
+const ids: IdSource = {
+  message: () => `msg-${randomUUID()}`,
+  toolCall: () => `call-${randomUUID()}`,
+};
+
+export class RunExecutor {
+  readonly #runs = new Map<string, LocalRun>();
+
+  constructor(
+    private readonly deps: {
+      store: EventStore;
+      models: ChatModelFactory;
+      logger: Logger;
+      owner: string;
+      onSettled: (threadId: string) => void | Promise<void>;
+    },
+  ) {}
+
+  isRunningLocally(threadId: string): boolean {
+    return this.#runs.has(threadId);
+  }
+
+  abortLocal(threadId: string, reason: AbortReason): void {
+    const run = this.#runs.get(threadId);
+    if (!run || run.reason) return;
+    run.reason = reason;
+    run.controller.abort(new Error(reason));
+  }
+
+  execute(p: ExecuteParams): void {
+    const controller = new AbortController();
+    const local: LocalRun = { runId: p.runId, controller, reason: undefined, steered: false, done: Promise.resolve() };
+    this.#runs.set(p.threadId, local);
+    local.done = this.#run(p, local).finally(() => {
+      if (this.#runs.get(p.threadId) === local) this.#runs.delete(p.threadId);
+    });
+  }
+
+  async heartbeat(ttlMs: number): Promise<void> {
+    const threads = [...this.#runs.keys()];
+    if (threads.length === 0) return;
+    try {
+      const held = new Set(await this.deps.store.heartbeat(this.deps.owner, threads, ttlMs));
+      for (const t of threads) if (!held.has(t)) this.abortLocal(t, "lease_lost");
+    } catch (err) {
+      // A missed beat is not a lost lease yet: the TTL spans three beats.
+      this.deps.logger.warn({ err }, "lease heartbeat failed");
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    for (const t of this.#runs.keys()) this.abortLocal(t, "shutdown");
+    await this.idle();
+  }
+
+  async idle(): Promise<void> {
+    while (this.#runs.size > 0) await Promise.allSettled([...this.#runs.values()].map((r) => r.done));
+  }
+
+  async #run(p: ExecuteParams, local: LocalRun): Promise<void> {
+    const { store, logger } = this.deps;
+    const log = logger.child({ threadId: p.threadId, runId: p.runId });
+    const watcherStop = new AbortController();
+    const watcher = this.#watch(p, local, watcherStop.signal, log);
+    const writer = new RunWriter(store, p.threadId);
+    const ctx: RunContext = {
+      threadId: p.threadId,
+      runId: p.runId,
+      agent: p.agent,
+      frontendTools: p.frontendTools,
+      context: p.context,
+      messages: [...p.messages],
+      state: p.state,
+      writer,
+      signal: local.controller.signal,
+      abortReason: () => local.reason,
+      steered: () => local.steered,
+      model: this.deps.models(p.agent),
+      ids,
+      logger: log,
+    };
+    let outcome: RunOutcome;
+    try {
+      outcome = await runLoop(ctx);
+    } finally {
+      watcherStop.abort();
+      await watcher;
+    }
+    await this.#settle(p, outcome, writer, log);
+  }
+
+  async #settle(p: ExecuteParams, outcome: RunOutcome, writer: RunWriter, log: Logger): Promise<void> {
+    const { store, owner } = this.deps;
+    const { runId, threadId } = p;
+    let terminal: WorkflowEvent | undefined;
+    if (outcome.kind === "waiting") {
+      terminal = {
+        type: "workflow.suspended",
+        data: { runId, reason: outcome.reason, pendingToolCallIds: outcome.pendingToolCallIds },
+      };
+    } else if (outcome.kind === "failed") {
+      terminal = { type: "workflow.failed", data: { runId, error: { code: outcome.code, message: outcome.message } } };
+    } else if (outcome.reason === "cancelled") {
+      terminal = { type: "workflow.cancelled", data: { runId, reason: "cancelled by the user" } };
+    }
+    // lease_lost / shutdown: write nothing. The run is not over; whoever holds (or next
+    // claims) the lease resumes it from the log.
+    if (!terminal) {
+      if (outcome.kind === "aborted" && outcome.reason === "shutdown") await store.releaseLease(threadId, owner).catch(() => {});
+      log.info({ reason: outcome.kind === "aborted" ? outcome.reason : undefined }, "run left for recovery");
+      return;
+    }
+    try {
+      await writer.flush().catch(() => {}); // stream events still in flight land before the end
+      await store.append(threadId, [terminal]);
+      log.info({ outcome: outcome.kind }, "run settled");
+    } catch (err) {
+      log.error({ err }, "could not record the end of the run; recovery will settle it");
+      return;
+    }
+    await store.releaseLease(threadId, owner).catch((err: unknown) => log.warn({ err }, "lease release failed"));
+    await this.deps.onSettled(threadId);
+  }
+
+  /** Reads the log for cancel and steering requests addressed to this run. */
+  async #watch(p: ExecuteParams, local: LocalRun, signal: AbortSignal, log: Logger): Promise<void> {
+    try {
+      for await (const batch of this.deps.store.follow(p.threadId, p.afterSeq, signal)) {
+        for (const e of batch) {
+          if (e.type === "workflow.cancelling" && e.data.runId === p.runId) this.abortLocal(p.threadId, "cancelled");
+          if (e.type === "signal.received" && e.data.runId === p.runId && e.data.signal === "steer") local.steered = true;
+        }
+      }
+    } catch (err) {
+      if (!signal.aborted) log.warn({ err }, "signal watcher stopped");
+    }
+  }
+}

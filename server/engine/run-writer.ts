@@ -1,0 +1,46 @@
+/**
+ * The engine's pen: appends a run's workflow events in order without awaiting each one.
+ *
+ * Text deltas arrive per token; awaiting a commit per token would cap a stream at the
+ * database's commit rate. Instead every append is handed to the store's group-commit writer at
+ * once (it keeps call order, and flushes one at a time, so seqs follow emit order), and the
+ * engine awaits `flush()` at the durable boundaries: the end of a task, before a tool runs,
+ * before a terminal event. A failed append poisons the writer, so the run fails at the next
+ * boundary instead of going on with a hole in its log.
+ */
+import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
+import type { EventStore } from "../store/types.ts";
+
+export class RunWriter {
+  #pending: Promise<StoredEvent[]>[] = [];
+  #failure: unknown = undefined;
+
+  constructor(
+    private readonly store: EventStore,
+    readonly threadId: string,
+  ) {}
+
+  emit(...events: WorkflowEvent[]): void {
+    if (this.#failure !== undefined) return;
+    const p = this.store.append(this.threadId, events);
+    p.catch((err: unknown) => {
+      this.#failure ??= err;
+    });
+    this.#pending.push(p);
+  }
+
+  /** Waits for everything emitted so far to be committed; rethrows the first failure. */
+  async flush(): Promise<StoredEvent[]> {
+    const pending = this.#pending;
+    this.#pending = [];
+    const settled = await Promise.allSettled(pending);
+    if (this.#failure !== undefined) throw this.#failure;
+    return settled.flatMap((s) => (s.status === "fulfilled" ? s.value : []));
+  }
+
+  /** Emits and waits: for events that must be durable before the engine goes on. */
+  async commit(...events: WorkflowEvent[]): Promise<StoredEvent[]> {
+    this.emit(...events);
+    return this.flush();
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * One backend tool execution as a durable task. Its result is a tool message in the log: once it
+ * is there the tool is never run again, whatever happens to this process (recovery reads the
+ * log and resumes after the last recorded result).
+ *
+ * A tool that throws, or is called with arguments its schema rejects, or does not exist, yields
+ * an error result for the LLM to read and correct: never a crash of the run.
+ */
+import type { ToolCall, ToolMessage } from "@ag-ui/core";
+import fjp, { type Operation } from "fast-json-patch";
+import type { ToolContext, ToolDefinition } from "../agents/define.ts";
+import { RunAborted } from "./errors.ts";
+import type { EventOf } from "../../protocol/events.ts";
+import type { RunContext } from "./run-context.ts";
+
+type JsonPatch = EventOf<"state.patched">["data"]["patch"];
+
+const { applyPatch, deepClone } = fjp;
+
+function resultContent(value: unknown): string {
+  if (typeof value === "string") return value;
+  return JSON.stringify(value ?? null);
+}
+
+function describeIssues(issues: { path: PropertyKey[]; message: string }[]): string {
+  return issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");
+}
+
+async function recordResult(
+  ctx: RunContext,
+  call: ToolCall,
+  taskId: string,
+  outcome: { ok: true; content: string } | { ok: false; code: string; message: string },
+): Promise<ToolMessage> {
+  const { runId, writer } = ctx;
+  const message: ToolMessage = {
+    id: ctx.ids.message(),
+    role: "tool",
+    toolCallId: call.id,
+    content: outcome.ok ? outcome.content : JSON.stringify({ error: outcome.message }),
+  };
+  if (!outcome.ok) message.error = outcome.message;
+  writer.emit({ type: "message.appended", data: { runId, source: "agent", message } });
+  writer.emit(
+    outcome.ok
+      ? { type: "task.completed", data: { runId, taskId } }
+      : { type: "task.failed", data: { runId, taskId, error: { code: outcome.code, message: outcome.message } } },
+  );
+  await writer.flush();
+  ctx.messages.push(message);
+  return message;
+}
+
+function toolContext(ctx: RunContext, call: ToolCall): ToolContext {
+  const { runId, writer } = ctx;
+  const activityId = `activity-${call.id}`;
+  return {
+    threadId: ctx.threadId,
+    runId,
+    toolCallId: call.id,
+    signal: ctx.signal,
+    state: {
+      get: () => deepClone(ctx.state),
+      async patch(ops: Operation[]) {
+        // Validate against the current state first: a bad patch fails the tool, not the log.
+        ctx.state = applyPatch(deepClone(ctx.state), ops, true, false).newDocument;
+        // fast-json-patch validated the ops above; the log's zod type is the same RFC 6902 shape.
+        await writer.commit({ type: "state.patched", data: { runId, patch: ops as JsonPatch } });
+      },
+      async set(state: unknown) {
+        ctx.state = deepClone(state);
+        await writer.commit({ type: "state.set", data: { runId, state } });
+      },
+    },
+    async progress(content, activityType = "tool-progress") {
+      await writer.commit({
+        type: "activity.snapshot",
+        data: { runId, messageId: activityId, activityType, content: { toolCallId: call.id, ...content } },
+      });
+    },
+    async terminal(data, stream = "stdout") {
+      writer.emit({ type: "terminal.output", data: { runId, toolCallId: call.id, stream, data } });
+    },
+  };
+}
+
+/** Executes one tool call (backend or unknown) and records its result. */
+export async function runToolTask(ctx: RunContext, call: ToolCall): Promise<ToolMessage> {
+  const { runId, writer } = ctx;
+  const taskId = `${runId}:tool:${call.id}`;
+  const tool: ToolDefinition | undefined = ctx.agent.tools.find((t) => t.name === call.function.name);
+  writer.emit({
+    type: "task.created",
+    data: { runId, taskId, kind: "tool", name: `tool-${call.function.name}-${call.id}`, toolCallId: call.id },
+  });
+  await writer.flush();
+
+  if (!tool) {
+    return recordResult(ctx, call, taskId, {
+      ok: false,
+      code: "UNKNOWN_TOOL",
+      message: `There is no tool named "${call.function.name}". Use one of the tools you were given.`,
+    });
+  }
+
+  let raw: unknown;
+  try {
+    raw = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
+  } catch {
+    return recordResult(ctx, call, taskId, {
+      ok: false,
+      code: "INVALID_ARGUMENTS",
+      message: `The arguments of ${tool.name} are not valid JSON. Send a JSON object that matches its schema.`,
+    });
+  }
+  const parsed = tool.parameters.safeParse(raw);
+  if (!parsed.success) {
+    return recordResult(ctx, call, taskId, {
+      ok: false,
+      code: "INVALID_ARGUMENTS",
+      message: `The arguments of ${tool.name} do not match its schema: ${describeIssues(parsed.error.issues)}.`,
+    });
+  }
+
+  try {
+    const value = await tool.execute(parsed.data, toolContext(ctx, call));
+    return await recordResult(ctx, call, taskId, { ok: true, content: resultContent(value) });
+  } catch (err) {
+    const reason = ctx.abortReason();
+    if (reason) throw new RunAborted(reason);
+    const message = err instanceof Error ? err.message : String(err);
+    ctx.logger.warn({ err, tool: tool.name, runId }, "tool failed; its error goes back to the model");
+    return recordResult(ctx, call, taskId, { ok: false, code: "TOOL_ERROR", message: `${tool.name} failed: ${message}` });
+  }
+}
+
+/** Records a result for a call that was skipped because the user sent a newer message. */
+export async function skipToolCall(ctx: RunContext, call: ToolCall): Promise<ToolMessage> {
+  const taskId = `${ctx.runId}:tool:${call.id}`;
+  ctx.writer.emit({
+    type: "task.created",
+    data: { runId: ctx.runId, taskId, kind: "tool", name: `tool-${call.function.name}-${call.id}`, toolCallId: call.id },
+  });
+  return recordResult(ctx, call, taskId, {
+    ok: false,
+    code: "SKIPPED",
+    message: "Skipped: the user sent a new message before this tool ran. Answer that message instead.",
+  });
+}

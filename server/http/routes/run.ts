@@ -1,0 +1,82 @@
+/**
+ * POST /api/agents/:agentId/run: an AG-UI run in, its frames out over SSE.
+ *
+ * Everything is checked before the first byte of stream (415, 413, 404, 400, 409 as JSON);
+ * then the engine appends the run to the log and this handler only reads the log back through
+ * the projection. The run does not belong to this response: if the client goes away, the run
+ * goes on (unless the request asked for cancel-on-disconnect), and /connect picks it up.
+ */
+import { Router } from "express";
+import type { AgentRegistry } from "../../agents/define.ts";
+import type { Engine } from "../../engine/engine.ts";
+import { ThreadAgentMismatchError, ThreadBusyError } from "../../engine/errors.ts";
+import type { Metrics } from "../../metrics.ts";
+import type { EventStore } from "../../store/types.ts";
+import { sendError } from "../errors.ts";
+import { parseRunRequest } from "../run-input.ts";
+import { SseResponse } from "../sse-response.ts";
+import { isTerminalFrame, threadFrames } from "../thread-frames.ts";
+
+export interface RunRouteDeps {
+  store: EventStore;
+  engine: Engine;
+  agents: AgentRegistry;
+  metrics: Metrics;
+}
+
+export function runRoute({ store, engine, agents, metrics }: RunRouteDeps): Router {
+  const router = Router();
+  router.post("/api/agents/:agentId/run", async (req, res) => {
+    if (!req.is("application/json")) {
+      return sendError(res, 415, "UNSUPPORTED_MEDIA_TYPE", "Send the run as JSON with the header `Content-Type: application/json`.");
+    }
+    const agentId = req.params.agentId;
+    const agent = agents.get(agentId);
+    if (!agent) {
+      return sendError(res, 404, "AGENT_NOT_FOUND", `There is no agent "${agentId}". GET /api/agents lists the agents this server hosts.`, {
+        agents: agents.list().map((a) => a.id),
+      });
+    }
+    const parsed = parseRunRequest(req.body, { get: (h) => req.get(h) });
+    if (!parsed.ok) {
+      return sendError(res, 400, "INVALID_RUN_INPUT", "The body is not a valid AG-UI RunAgentInput; fix the fields listed in `issues`.", {
+        issues: parsed.issues,
+      });
+    }
+    const { input, options } = parsed;
+
+    let started;
+    try {
+      started = await engine.startRun(agent, input, { doubleTexting: options.doubleTexting });
+    } catch (err) {
+      if (err instanceof ThreadBusyError) {
+        return sendError(res, 409, err.code, err.message, { threadId: err.threadId, activeRunId: err.activeRunId, status: err.status });
+      }
+      if (err instanceof ThreadAgentMismatchError) {
+        return sendError(res, 409, err.code, err.message, { threadId: err.threadId, agentId: err.threadAgentId });
+      }
+      throw err;
+    }
+    metrics.runsStarted.inc({ agent: agent.id });
+
+    const sse = new SseResponse(req, res, { metrics });
+    sse.open();
+    let finished = false;
+    try {
+      for await (const { event, frames } of threadFrames(store, started.threadId, sse.signal)) {
+        if (event.seq <= started.afterSeq || event.runId !== started.runId) continue;
+        for (const frame of frames) {
+          await sse.write(frame);
+          if (isTerminalFrame(frame)) finished = true;
+        }
+        if (finished) break;
+      }
+    } finally {
+      if (!finished && sse.signal.aborted && options.cancelOnDisconnect) {
+        await engine.cancel(started.threadId, "the client disconnected (cancel-on-disconnect)").catch(() => {});
+      }
+      sse.end();
+    }
+  });
+  return router;
+}

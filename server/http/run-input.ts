@@ -1,0 +1,82 @@
+/**
+ * Validation at the edge: a RunAgentInput as @ag-ui/core's own schema defines it, plus the
+ * rules this server adds (non-empty ids, unique message ids). Nothing is written before this
+ * passes, and a failure names every reason with its path.
+ */
+import type { RunAgentInput } from "@ag-ui/core";
+import { RunAgentInputSchema } from "@ag-ui/core/schemas";
+import { z } from "zod";
+import { DoubleTextingPolicySchema, type DoubleTextingPolicy } from "../agents/define.ts";
+import { zodIssues, type Issue } from "./errors.ts";
+
+const ID_MAX = 200;
+
+const ThreadlineOptionsSchema = z
+  .object({
+    doubleTexting: DoubleTextingPolicySchema.optional(),
+    onDisconnect: z.enum(["continue", "cancel"]).optional(),
+  })
+  .optional();
+
+export interface RunOptions {
+  doubleTexting?: DoubleTextingPolicy;
+  cancelOnDisconnect: boolean;
+}
+
+export type ParsedRun = { ok: true; input: RunAgentInput; options: RunOptions } | { ok: false; issues: Issue[] };
+
+function idIssues(input: RunAgentInput): Issue[] {
+  const issues: Issue[] = [];
+  for (const key of ["threadId", "runId"] as const) {
+    const v = input[key];
+    if (v.trim() === "") issues.push({ path: key, message: "must not be empty" });
+    else if (v.length > ID_MAX) issues.push({ path: key, message: `must be at most ${ID_MAX} characters` });
+  }
+  const seen = new Set<string>();
+  input.messages.forEach((m, i) => {
+    if (m.id.trim() === "") issues.push({ path: `messages.${i}.id`, message: "must not be empty" });
+    if (seen.has(m.id)) issues.push({ path: `messages.${i}.id`, message: `duplicate message id "${m.id}"` });
+    seen.add(m.id);
+  });
+  return issues;
+}
+
+/**
+ * Per-request options travel in `forwardedProps.threadline` (what CopilotKit's `properties`
+ * become) or in headers, for clients that cannot set forwardedProps.
+ */
+export function parseRunRequest(body: unknown, headers: { get(name: string): string | undefined }): ParsedRun {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { ok: false, issues: [{ path: "(root)", message: "expected a JSON object (an AG-UI RunAgentInput)" }] };
+  }
+  const parsed = RunAgentInputSchema.safeParse(body);
+  if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error.issues) };
+  const input = parsed.data as RunAgentInput;
+  const issues = idIssues(input);
+
+  const fp = input.forwardedProps as { threadline?: unknown } | undefined;
+  const fromBody = ThreadlineOptionsSchema.safeParse(fp && typeof fp === "object" ? fp.threadline : undefined);
+  if (!fromBody.success) {
+    issues.push(...zodIssues(fromBody.error.issues).map((i) => ({ ...i, path: `forwardedProps.threadline.${i.path}` })));
+  }
+  const headerPolicy = headers.get("x-threadline-double-texting");
+  const policy = DoubleTextingPolicySchema.optional().safeParse(headerPolicy || undefined);
+  if (!policy.success) {
+    issues.push({ path: "header x-threadline-double-texting", message: 'must be "reject", "enqueue" or "interrupt"' });
+  }
+  const headerDisconnect = headers.get("x-threadline-on-disconnect");
+  if (headerDisconnect && headerDisconnect !== "cancel" && headerDisconnect !== "continue") {
+    issues.push({ path: "header x-threadline-on-disconnect", message: 'must be "continue" or "cancel"' });
+  }
+  if (issues.length > 0) return { ok: false, issues };
+
+  const opts = fromBody.success ? fromBody.data : undefined;
+  return {
+    ok: true,
+    input,
+    options: {
+      doubleTexting: (policy.success ? policy.data : undefined) ?? opts?.doubleTexting,
+      cancelOnDisconnect: (headerDisconnect ?? opts?.onDisconnect) === "cancel",
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Prometheus metrics. A registry per server instance (not prom-client's global one), so two
+ * servers in one test process never collide.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export interface Metrics {
+  registry: Registry;
+  runsStarted: Counter<"agent">;
+  runsEnded: Counter<"agent" | "outcome">;
+  activeStreams: Gauge;
+  framesSent: Counter;
+  appendBatch: Histogram;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    runsStarted: new Counter({
+      name: "threadline_runs_started_total",
+      help: "AG-UI runs accepted",
+      labelNames: ["agent"],
+      registers: [registry],
+    }),
+    runsEnded: new Counter({
+      name: "threadline_runs_ended_total",
+      help: "AG-UI runs ended, by outcome (waiting, completed, failed, cancelled)",
+      labelNames: ["agent", "outcome"],
+      registers: [registry],
+    }),
+    activeStreams: new Gauge({
+      name: "threadline_sse_streams",
+      help: "SSE responses open now",
+      registers: [registry],
+    }),
+    framesSent: new Counter({
+      name: "threadline_sse_frames_total",
+      help: "SSE frames written",
+      registers: [registry],
+    }),
+    appendBatch: new Histogram({
+      name: "threadline_append_batch_events",
+      help: "Events per group-commit flush",
+      buckets: [1, 4, 16, 64, 256, 1024],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The composition root: config in, a running server out. Every seam (store, models, agents,
+ * logger) can be passed in; what is not is built from the configuration.
+ */
+import type { Server } from "node:http";
+import type { Express } from "express";
+import type { Logger } from "pino";
+import { AgentRegistry, type AgentDefinition } from "./agents/define.ts";
+import { defaultAgent } from "./agents/default-agent.ts";
+import { loadConfig, usesDemoModel, type Config } from "./config.ts";
+import { startDemoUpstream } from "./demo/upstream.ts";
+import type { ChatModelFactory } from "./engine/chat-model.ts";
+import { Engine } from "./engine/engine.ts";
+import { createOpenAIClient, OpenAIChatModel } from "./engine/llm.ts";
+import { createApp } from "./http/app.ts";
+import { createLogger } from "./logger.ts";
+import { createMetrics } from "./metrics.ts";
+import { createStore } from "./store/index.ts";
+import type { EventStore } from "./store/types.ts";
+
+export interface ThreadlineOptions {
+  /** Defaults to the environment (loadConfig). */
+  config?: Config;
+  /** Defaults to the built-in `default` agent. */
+  agents?: AgentDefinition[];
+  store?: EventStore;
+  models?: ChatModelFactory;
+  logger?: Logger;
+  instanceId?: string;
+}
+
+export interface Threadline {
+  app: Express;
+  store: EventStore;
+  engine: Engine;
+  config: Config;
+  logger: Logger;
+  /** Starts listening; resolves with the bound port (pass 0 for any free port). */
+  listen(port?: number, host?: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Threadline> {
+  const config = opts.config ?? loadConfig();
+  const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
+  const metrics = createMetrics();
+  const closers: (() => Promise<void>)[] = [];
+
+  const store = opts.store ?? (await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }));
+  if (!opts.store) closers.push(() => store.close());
+  await store.migrate();
+  logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite under ${config.DATA_DIR}`);
+
+  let models = opts.models;
+  if (!models) {
+    let baseURL = config.OPENAI_BASE_URL;
+    if (usesDemoModel(config)) {
+      const demo = await startDemoUpstream({ host: "127.0.0.1", port: 0 });
+      closers.push(() => demo.stop());
+      baseURL = demo.url;
+      logger.info({ url: demo.url }, "no OPENAI_API_KEY or OPENAI_BASE_URL: the built-in demo model answers (offline, deterministic)");
+    }
+    const client = createOpenAIClient({
+      baseURL,
+      apiKey: config.OPENAI_API_KEY ?? "demo",
+      connectTimeoutMs: config.LLM_CONNECT_TIMEOUT_MS,
+      readTimeoutMs: config.LLM_READ_TIMEOUT_MS,
+    });
+    models = (agent) => new OpenAIChatModel({ client, model: agent.model ?? config.OPENAI_MODEL });
+  }
+
+  const agents = new AgentRegistry(opts.agents ?? [defaultAgent()]);
+  const engine = new Engine({ store, agents, models, logger, instanceId: opts.instanceId, leaseTtlMs: config.LEASE_TTL_MS });
+  await engine.start();
+  closers.unshift(() => engine.close());
+
+  const app = createApp({ store, engine, agents, metrics, logger, apiKeys: config.API_KEYS });
+  let server: Server | undefined;
+
+  return {
+    app,
+    store,
+    engine,
+    config,
+    logger,
+    listen(port = config.PORT, host = config.HOST) {
+      return new Promise((resolve, reject) => {
+        server = app.listen(port, host, (err?: Error) => {
+          if (err) return reject(err);
+          const address = server!.address();
+          resolve(typeof address === "object" && address ? address.port : port);
+        });
+      });
+    },
+    async close() {
+      if (server) {
+        server.closeAllConnections();
+        await new Promise<void>((r) => server!.close(() => r()));
+      }
+      for (const close of closers) await close().catch((err: unknown) => logger.warn({ err }, "close failed"));
+    },
+  };
+}

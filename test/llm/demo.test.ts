@@ -1,0 +1,187 @@
+/**
+ * The built-in demo model: every trigger through startDemoUpstream, the real openai SDK and the
+ * wrapper, including the follow-up turns after tool results.
+ */
+import type { Message } from "@ag-ui/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  ChangeBackgroundArgsSchema,
+  ConfirmActionArgsSchema,
+  DEMO_PROMPTS,
+  DEMO_TOOLS,
+  DEMO_TRIGGER_ORDER,
+  GetWeatherArgsSchema,
+  RunPlanArgsSchema,
+  UpdateTasksArgsSchema,
+} from "../../server/demo/fixtures.ts";
+import { startDemoUpstream, type DemoUpstream } from "../../server/demo/upstream.ts";
+import type { ChatTool } from "../../server/engine/chat-model.ts";
+import { createOpenAIClient, OpenAIChatModel, toOpenAIMessages } from "../../server/engine/llm.ts";
+import { callsOf, collect, textOf } from "./support.ts";
+
+const schemas: Record<string, z.ZodType> = {
+  [DEMO_TOOLS.getWeather]: GetWeatherArgsSchema,
+  [DEMO_TOOLS.updateTasks]: UpdateTasksArgsSchema,
+  [DEMO_TOOLS.runPlan]: RunPlanArgsSchema,
+  [DEMO_TOOLS.changeBackground]: ChangeBackgroundArgsSchema,
+  [DEMO_TOOLS.confirmAction]: ConfirmActionArgsSchema,
+};
+const allTools: ChatTool[] = Object.entries(schemas).map(([name, schema]) => ({
+  type: "function",
+  function: { name, description: name, parameters: z.toJSONSchema(schema) as Record<string, unknown> },
+}));
+const backendTools = allTools.filter(
+  (t) => t.function.name !== DEMO_TOOLS.changeBackground && t.function.name !== DEMO_TOOLS.confirmAction,
+);
+
+let demo: DemoUpstream;
+let model: OpenAIChatModel;
+
+beforeAll(async () => {
+  demo = await startDemoUpstream({ latencyMs: 0 });
+  model = new OpenAIChatModel({ client: createOpenAIClient({ baseURL: demo.url, apiKey: "demo", maxRetries: 0 }), model: "gpt-4o-mini" });
+});
+
+afterAll(async () => {
+  await demo.stop();
+});
+
+async function turn(messages: Message[], tools = allTools) {
+  const signal = new AbortController().signal;
+  const deltas = await collect(model.streamChat({ messages: toOpenAIMessages(messages, "You are Threadline."), tools, signal }));
+  const calls = callsOf(deltas).map((c) => ({ ...c, args: JSON.parse(c.args) as Record<string, unknown> }));
+  for (const c of calls) schemas[c.name]!.parse(c.args); // the fixtures honour the tools' schemas
+  return { deltas, text: textOf(deltas), reasoning: textOf(deltas, "reasoning"), calls, finish: deltas.at(-1) };
+}
+
+const user = (content: string): Message => ({ id: `u-${content}`, role: "user", content });
+
+/** The conversation after a tool-calling turn and the results the tools gave. */
+function answered(first: Message, calls: { id: string; name: string; args: object }[], results: string[]): Message[] {
+  return [
+    first,
+    {
+      id: "a1",
+      role: "assistant",
+      toolCalls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+    },
+    ...calls.map((c, i): Message => ({ id: `t${i}`, role: "tool", toolCallId: c.id, content: results[i]! })),
+  ];
+}
+
+describe("demo model", () => {
+  it("weather: calls get_weather for the city, then answers from the tool's result", async () => {
+    const first = user(DEMO_PROMPTS.weather);
+    const { calls, finish } = await turn([first]);
+    expect(calls).toMatchObject([{ name: DEMO_TOOLS.getWeather, args: { location: "Paris" } }]);
+    expect(calls[0]!.id).toMatch(/^call_/);
+    expect(finish).toEqual({ type: "finish", reason: "tool_calls" });
+
+    const result = { location: "Paris", temperature: 18, feelsLike: 17, conditions: "Sunny", humidity: 60, windSpeed: 12 };
+    const { text, calls: none } = await turn(answered(first, calls, [JSON.stringify(result)]));
+    expect(none).toEqual([]);
+    expect(text).toBe("In Paris it is 18°C (feels like 17°C), sunny, humidity 60%, wind 12 km/h.");
+  });
+
+  it("parallel: two get_weather calls in one turn, then one answer covering both", async () => {
+    const first = user(DEMO_PROMPTS.parallel);
+    const { calls } = await turn([first]);
+    expect(calls.map((c) => [c.index, c.name, c.args.location])).toEqual([
+      [0, DEMO_TOOLS.getWeather, "Paris"],
+      [1, DEMO_TOOLS.getWeather, "Tokyo"],
+    ]);
+    expect(calls[0]!.id).not.toBe(calls[1]!.id);
+    const results = [
+      JSON.stringify({ location: "Paris", temperature: 18, conditions: "Sunny" }),
+      JSON.stringify({ location: "Tokyo", temperature: 24, conditions: "Cloudy" }),
+    ];
+    const { text } = await turn(answered(first, calls, results));
+    expect(text).toBe("In Paris it is 18°C, sunny. In Tokyo it is 24°C, cloudy.");
+  });
+
+  it("tasks: update_tasks with the whole list, the new task included, then a summary", async () => {
+    const first = user(DEMO_PROMPTS.tasks);
+    const { calls } = await turn([first]);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.name).toBe(DEMO_TOOLS.updateTasks);
+    expect(calls[0]!.args.tasks).toContainEqual({ id: "task-3", title: "water the plants", done: false });
+    const { text } = await turn(answered(first, calls, [JSON.stringify({ ok: true })]));
+    expect(text).toBe("Your task list is updated: 3 tasks, 1 done.");
+  });
+
+  it("plan: a sentence, then run_plan with the goal and its steps, then a wrap-up", async () => {
+    const first = user(DEMO_PROMPTS.plan);
+    const { text, calls, deltas } = await turn([first]);
+    expect(text).toContain("launch the website");
+    expect(deltas.findIndex((d) => d.type === "text")).toBeLessThan(deltas.findIndex((d) => d.type === "tool_call_start"));
+    expect(calls).toMatchObject([{ name: DEMO_TOOLS.runPlan, args: { goal: "launch the website" } }]);
+    expect((calls[0]!.args.steps as string[]).length).toBe(4);
+    const { text: wrapUp } = await turn(answered(first, calls, ['{"completed":4}']));
+    expect(wrapUp).toBe("All 4 steps of the plan to launch the website are done.");
+  });
+
+  it("think/reason: reasoning first, then the answer", async () => {
+    for (const prompt of [DEMO_PROMPTS.reasoning, "Can you reason about this?"]) {
+      const { deltas, reasoning, text } = await turn([user(prompt)]);
+      expect(reasoning.length).toBeGreaterThan(20);
+      expect(text).toContain("Scripted demo reasoning");
+      expect(deltas.findLastIndex((d) => d.type === "reasoning")).toBeLessThan(deltas.findIndex((d) => d.type === "text"));
+    }
+  });
+
+  it("background: calls the client's change_background, or says the client did not offer it", async () => {
+    const first = user(DEMO_PROMPTS.background);
+    const { calls } = await turn([first]);
+    expect(calls).toMatchObject([{ name: DEMO_TOOLS.changeBackground, args: { background: "blue" } }]);
+    const { text } = await turn(answered(first, calls, ["Background changed."]));
+    expect(text).toBe("Done! I've completed that for you.");
+
+    const without = await turn([first], backendTools);
+    expect(without.calls).toEqual([]);
+    expect(without.text).toContain("`change_background`");
+  });
+
+  it("approve/delete: asks for approval with confirm_action, then acts on the answer", async () => {
+    const first = user(DEMO_PROMPTS.approval);
+    const { calls } = await turn([first]);
+    expect(calls).toMatchObject([{ name: DEMO_TOOLS.confirmAction, args: { action: "Delete the old drafts" } }]);
+    const yes = await turn(answered(first, calls, ['{"approved":true}']));
+    expect(yes.text).toMatch(/^Approved/);
+    const no = await turn(answered(first, calls, ['{"approved":false}']));
+    expect(no.text).toBe('Cancelled: I did not do "Delete the old drafts".');
+    const approve = await turn([user("Please approve the release")]);
+    expect(approve.calls[0]?.name).toBe(DEMO_TOOLS.confirmAction);
+  });
+
+  it("answers any other message as the offline demo model, with how to set a real one", async () => {
+    const { text, calls, finish } = await turn([user("Hello!")]);
+    expect(calls).toEqual([]);
+    expect(text).toContain("demo model");
+    expect(text).toContain("OPENAI_API_KEY");
+    expect(text).toContain("OPENAI_BASE_URL");
+    expect(finish).toEqual({ type: "finish", reason: "stop" });
+  });
+
+  it("answers the result of any other tool with the catch-all", async () => {
+    const first = user("Hello!");
+    const { text } = await turn(answered(first, [{ id: "call_x", name: "some_frontend_tool", args: {} }], ["ok"]));
+    expect(text).toBe("Done! I've completed that for you.");
+  });
+
+  it("is deterministic: the same conversation gets the same calls, ids included", async () => {
+    for (const trigger of DEMO_TRIGGER_ORDER) {
+      const a = await turn([user(DEMO_PROMPTS[trigger])]);
+      const b = await turn([user(DEMO_PROMPTS[trigger])]);
+      expect(b.calls, trigger).toEqual(a.calls);
+      expect(b.text, trigger).toBe(a.text);
+    }
+  });
+
+  it("reports usage for every answer", async () => {
+    const { deltas } = await turn([user("Hello!")]);
+    const usage = deltas.find((d) => d.type === "usage");
+    expect(usage).toMatchObject({ type: "usage" });
+    expect(usage && usage.type === "usage" && usage.totalTokens).toBeGreaterThan(0);
+  });
+});

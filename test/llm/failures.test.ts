@@ -1,0 +1,197 @@
+/**
+ * Failures staged by a hand-driven upstream, where the test decides exactly when bytes flow and
+ * can watch the connection from the server's side: cut streams, silence, abort, bad endings.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createOpenAIClient, LlmError, OpenAIChatModel } from "../../server/engine/llm.ts";
+import { collect, collectError, sseChunk, sseHead, startRawUpstream, textOf, type RawUpstream } from "./support.ts";
+
+let upstream: RawUpstream | undefined;
+
+afterEach(async () => {
+  await upstream?.close();
+  upstream = undefined;
+});
+
+function modelFor(url: string, timeouts: { connectTimeoutMs?: number; readTimeoutMs?: number } = {}) {
+  return new OpenAIChatModel({
+    client: createOpenAIClient({ baseURL: url, apiKey: "test", maxRetries: 0, ...timeouts }),
+    model: "test-model",
+  });
+}
+
+function ask(model: OpenAIChatModel, signal = new AbortController().signal) {
+  return model.streamChat({ messages: [{ role: "user", content: "hi" }], tools: [], signal });
+}
+
+describe("OpenAIChatModel failure modes", () => {
+  it("turns a socket destroyed mid-stream into UPSTREAM_STREAM_BROKEN", async () => {
+    upstream = await startRawUpstream((_req, res) => {
+      sseHead(res);
+      res.write(sseChunk({ role: "assistant", content: "Partial " }));
+      res.write(sseChunk({ content: "answer" }), () => res.destroy());
+    });
+    const { error, deltas } = await collectError(ask(modelFor(upstream.url)));
+    expect(error.code).toBe("UPSTREAM_STREAM_BROKEN");
+    expect(textOf(deltas)).toBe("Partial answer");
+  });
+
+  it("treats a stream that ends cleanly without a finish_reason as broken", async () => {
+    upstream = await startRawUpstream((_req, res) => {
+      sseHead(res);
+      res.end(sseChunk({ content: "No ending" }) + "data: [DONE]\n\n");
+    });
+    const { error, deltas } = await collectError(ask(modelFor(upstream.url)));
+    expect(error.code).toBe("UPSTREAM_STREAM_BROKEN");
+    expect(error.message).toContain("finish reason");
+    expect(textOf(deltas)).toBe("No ending");
+  });
+
+  it("fires the read timeout when the body goes silent, and closes the connection", async () => {
+    upstream = await startRawUpstream((_req, res) => {
+      sseHead(res);
+      res.write(sseChunk({ content: "Hello" })); // then nothing, forever
+    });
+    const { error, deltas } = await collectError(ask(modelFor(upstream.url, { readTimeoutMs: 150 })));
+    expect(error.code).toBe("UPSTREAM_TIMEOUT");
+    expect(error.message).toContain("150 ms");
+    expect(textOf(deltas)).toBe("Hello");
+    await upstream.closed(0);
+  });
+
+  it("lets SSE keep-alive comments hold a slow stream open past the read timeout", async () => {
+    upstream = await startRawUpstream((_req, res) => {
+      sseHead(res);
+      let pings = 0;
+      const timer = setInterval(() => {
+        if (++pings <= 6) return void res.write(": keep-alive\n\n");
+        clearInterval(timer);
+        res.end(sseChunk({ content: "Worth the wait" }, "stop") + "data: [DONE]\n\n");
+      }, 60);
+    });
+    const deltas = await collect(ask(modelFor(upstream.url, { readTimeoutMs: 200 })));
+    expect(textOf(deltas)).toBe("Worth the wait");
+  });
+
+  it("does not mistake a slow consumer for a silent upstream", async () => {
+    upstream = await startRawUpstream((_req, res) => {
+      sseHead(res);
+      // Separate writes, so each chunk is its own read on the client side.
+      const parts = [sseChunk({ content: "a" }), sseChunk({ content: "b" }), sseChunk({ content: "c" }, "stop")];
+      const next = () => {
+        const part = parts.shift();
+        if (part === undefined) return void res.end("data: [DONE]\n\n");
+        res.write(part);
+        setTimeout(next, 30);
+      };
+      next();
+    });
+    const seen: string[] = [];
+    for await (const d of ask(modelFor(upstream.url, { readTimeoutMs: 100 }))) {
+      if (d.type === "text") seen.push(d.delta);
+      // A consumer busy for longer than the read timeout (say, writing to Postgres): the
+      // timer only runs while a read waits on the network, so this must not trip it.
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(seen).toEqual(["a", "b", "c"]);
+  });
+
+  it("fires the connect timeout when the headers never come", async () => {
+    upstream = await startRawUpstream(() => {}); // accepts, never answers
+    const { error } = await collectError(ask(modelFor(upstream.url, { connectTimeoutMs: 150 })));
+    expect(error.code).toBe("UPSTREAM_CONNECT_TIMEOUT");
+    await upstream.closed(0);
+  });
+
+  it("aborting mid-stream ends with ABORTED and the upstream sees its connection close", async () => {
+    upstream = await startRawUpstream((_req, res) => {
+      sseHead(res);
+      res.write(sseChunk({ role: "assistant", content: "Streaming" })); // and keeps the stream open
+    });
+    const controller = new AbortController();
+    const deltas: unknown[] = [];
+    let caught: unknown;
+    try {
+      for await (const d of ask(modelFor(upstream.url), controller.signal)) {
+        deltas.push(d);
+        controller.abort();
+      }
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(LlmError);
+    expect((caught as LlmError).code).toBe("ABORTED");
+    expect(deltas).toEqual([{ type: "text", delta: "Streaming" }]);
+    await upstream.closed(0);
+  });
+
+  it("aborting before the headers ends with ABORTED and closes the connection", async () => {
+    upstream = await startRawUpstream(() => {});
+    const controller = new AbortController();
+    const pending = collectError(ask(modelFor(upstream.url), controller.signal));
+    await upstream.arrived(0);
+    controller.abort();
+    const { error } = await pending;
+    expect(error.code).toBe("ABORTED");
+    await upstream.closed(0);
+  });
+
+  it("a consumer that stops iterating closes the upstream connection", async () => {
+    upstream = await startRawUpstream((_req, res) => {
+      sseHead(res);
+      res.write(sseChunk({ role: "assistant", content: "More to come" }));
+    });
+    for await (const d of ask(modelFor(upstream.url))) {
+      expect(d).toEqual({ type: "text", delta: "More to come" });
+      break;
+    }
+    await upstream.closed(0);
+  });
+
+  it("turns an error event inside a 200 stream into UPSTREAM_ERROR", async () => {
+    upstream = await startRawUpstream((_req, res) => {
+      sseHead(res);
+      res.end(sseChunk({ content: "Start" }) + `data: ${JSON.stringify({ error: { message: "overloaded" } })}\n\n`);
+    });
+    const { error } = await collectError(ask(modelFor(upstream.url)));
+    expect(error.code).toBe("UPSTREAM_ERROR");
+    expect(error.message).toContain("overloaded");
+  });
+
+  it("turns a refused connection into UPSTREAM_UNREACHABLE", async () => {
+    upstream = await startRawUpstream(() => {});
+    const { url } = upstream;
+    await upstream.close();
+    upstream = undefined;
+    const { error } = await collectError(ask(modelFor(url)));
+    expect(error.code).toBe("UPSTREAM_UNREACHABLE");
+  });
+
+  it("assembles a tool call whose name arrives after some arguments, and mints no id", async () => {
+    upstream = await startRawUpstream((_req, res) => {
+      sseHead(res);
+      res.write(sseChunk({ tool_calls: [{ index: 0, function: { arguments: '{"a":' } }] }));
+      res.write(sseChunk({ tool_calls: [{ index: 0, function: { name: "late_name", arguments: "1}" } }] }));
+      res.end(sseChunk({}, "tool_calls") + "data: [DONE]\n\n");
+    });
+    const deltas = await collect(ask(modelFor(upstream.url)));
+    expect(deltas).toEqual([
+      { type: "tool_call_start", index: 0, id: "", name: "late_name" },
+      { type: "tool_call_args", index: 0, delta: '{"a":' },
+      { type: "tool_call_args", index: 0, delta: "1}" },
+      { type: "finish", reason: "tool_calls" },
+    ]);
+  });
+
+  it("reads `reasoning` (OpenRouter's field) as well as `reasoning_content`", async () => {
+    upstream = await startRawUpstream((_req, res) => {
+      sseHead(res);
+      res.write(sseChunk({ reasoning: "Hmm. " }));
+      res.write(sseChunk({ reasoning_content: "Right." }));
+      res.end(sseChunk({ content: "Yes." }, "stop") + "data: [DONE]\n\n");
+    });
+    const deltas = await collect(ask(modelFor(upstream.url)));
+    expect(textOf(deltas, "reasoning")).toBe("Hmm. Right.");
+    expect(textOf(deltas)).toBe("Yes.");
+  });
+});

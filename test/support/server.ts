@@ -1,0 +1,84 @@
+/**
+ * The real server for tests: createThreadline on a fresh store (in-memory PGlite, or a fresh
+ * schema of the Postgres at DATABASE_URL), an OpenAI client pointed at an aimock upstream,
+ * listening on a loopback port.
+ */
+import { randomUUID } from "node:crypto";
+import { pino } from "pino";
+import type { AgentDefinition } from "../../server/agents/define.ts";
+import { defaultAgent } from "../../server/agents/default-agent.ts";
+import { loadConfig } from "../../server/config.ts";
+import { createOpenAIClient, OpenAIChatModel } from "../../server/engine/llm.ts";
+import { createPgliteStore } from "../../server/store/pglite.ts";
+import { createPostgresStore } from "../../server/store/postgres.ts";
+import type { EventStore } from "../../server/store/types.ts";
+import { createThreadline, type Threadline } from "../../server/threadline.ts";
+
+export type BackendName = "pglite" | "postgres";
+
+/** The backends a suite runs on: PGlite always, Postgres when DATABASE_URL is set. */
+export function backends(): BackendName[] {
+  return process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
+}
+
+export function testSchema(): string {
+  return `t_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+}
+
+export function openStore(backend: BackendName, schema = testSchema()): EventStore {
+  if (backend === "postgres") {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error("DATABASE_URL is not set");
+    return createPostgresStore({ connectionString: url, schema });
+  }
+  return createPgliteStore({ schema });
+}
+
+export interface TestServer {
+  url: string;
+  threadline: Threadline;
+  store: EventStore;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  backend: BackendName;
+  /** OpenAI-compatible base URL (…/v1) of the upstream, usually an aimock in the test. */
+  llmUrl: string;
+  agents?: AgentDefinition[];
+  /** Share a store between instances (two servers on one database). */
+  store?: EventStore;
+  env?: Record<string, string>;
+  readTimeoutMs?: number;
+  instanceId?: string;
+}
+
+export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
+  const store = opts.store ?? openStore(opts.backend);
+  const config = loadConfig({ LOG_LEVEL: "silent", OPENAI_BASE_URL: opts.llmUrl, OPENAI_MODEL: "gpt-4o-mini", ...opts.env });
+  const client = createOpenAIClient({
+    baseURL: opts.llmUrl,
+    apiKey: "test",
+    maxRetries: 0,
+    connectTimeoutMs: 5_000,
+    readTimeoutMs: opts.readTimeoutMs ?? 10_000,
+  });
+  const threadline = await createThreadline({
+    config,
+    store,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+    agents: opts.agents ?? [defaultAgent({ planStepDelayMs: 20 })],
+    models: (agent) => new OpenAIChatModel({ client, model: agent.model ?? config.OPENAI_MODEL }),
+    instanceId: opts.instanceId,
+  });
+  const port = await threadline.listen(0, "127.0.0.1");
+  return {
+    url: `http://127.0.0.1:${port}`,
+    threadline,
+    store,
+    async close() {
+      await threadline.close();
+      if (!opts.store) await store.close();
+    },
+  };
+}
