@@ -1,0 +1,30 @@
+/**
+ * The public surface of protocol/: the workflow event vocabulary, the thread status machine, the
+ * projection to AG-UI frames, snapshot reconstruction and wire framing. Pure code, no I/O.
+ */
+export * from "./events.ts";
+export * from "./status.ts";
+export { compareFrameIds, parseFrameId, toolContentText, wireMessage, sumUsage, type Frame, type FrameId } from "./frames.ts";
+export { Projector, project, framesAfter } from "./project.ts";
+export { applyStatePatch, type StatePatch } from "./state.ts";
+export {
+  reconstruct,
+  reloadCut,
+  messagesSnapshotFrames,
+  snapshotRunFrames,
+  type ReconstructOptions,
+  type ThreadSnapshot,
+  type ToolCallState,
+  type ToolCallStatus,
+} from "./reconstruct.ts";
+export {
+  KEEP_ALIVE,
+  PROTO_MEDIA_TYPE,
+  SSE_MEDIA_TYPE,
+  contentTypeOf,
+  encodeBinary,
+  encodeFrame,
+  encodeFrameBinary,
+  negotiate,
+  type WireFormat,
+} from "./sse.ts";

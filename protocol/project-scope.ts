@@ -1,0 +1,99 @@
+/**
+ * What is open inside one AG-UI run while it is projected: text and reasoning messages, tool calls,
+ * steps. The client verifiers (both versions) reject RUN_FINISHED while any of these is open, and
+ * 1.0 rejects a continuation for anything that is not; this class is where the projection keeps
+ * that bookkeeping so that `project.ts` can stay a plain mapping.
+ */
+import { EventType, type AGUIEvent, type TextMessageRole, type TokenUsage } from "@ag-ui/core";
+
+export class RunScope {
+  /** Whether a STATE_SNAPSHOT went out in this run: a STATE_DELTA may only follow one. */
+  snapshotSent = false;
+  readonly usage: TokenUsage[] = [];
+  private readonly text = new Set<string>();
+  private readonly reasoning = new Set<string>();
+  private readonly toolCalls = new Set<string>();
+  /** taskId -> step name. Keyed by task because task.completed names the task, not the step. */
+  private readonly steps = new Map<string, string>();
+
+  constructor(readonly runId: string) {}
+
+  openText(messageId: string, out: AGUIEvent[], role: TextMessageRole = "assistant"): boolean {
+    if (this.text.has(messageId)) return false;
+    this.text.add(messageId);
+    out.push({ type: EventType.TEXT_MESSAGE_START, messageId, role });
+    return true;
+  }
+
+  textDelta(messageId: string, delta: string, out: AGUIEvent[]): void {
+    if (this.text.has(messageId)) out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta });
+  }
+
+  closeText(messageId: string, out: AGUIEvent[]): void {
+    if (this.text.delete(messageId)) out.push({ type: EventType.TEXT_MESSAGE_END, messageId });
+  }
+
+  /** A reasoning span and its one message share the id: the client keeps the two apart. */
+  openReasoning(messageId: string, out: AGUIEvent[]): boolean {
+    if (this.reasoning.has(messageId)) return false;
+    this.reasoning.add(messageId);
+    out.push(
+      { type: EventType.REASONING_START, messageId },
+      { type: EventType.REASONING_MESSAGE_START, messageId, role: "reasoning" },
+    );
+    return true;
+  }
+
+  reasoningDelta(messageId: string, delta: string, out: AGUIEvent[]): void {
+    if (this.reasoning.has(messageId)) out.push({ type: EventType.REASONING_MESSAGE_CONTENT, messageId, delta });
+  }
+
+  closeReasoning(messageId: string, out: AGUIEvent[]): void {
+    if (!this.reasoning.delete(messageId)) return;
+    out.push(
+      { type: EventType.REASONING_MESSAGE_END, messageId },
+      { type: EventType.REASONING_END, messageId },
+    );
+  }
+
+  openToolCall(toolCallId: string, toolCallName: string, parentMessageId: string, out: AGUIEvent[]): boolean {
+    if (this.toolCalls.has(toolCallId)) return false;
+    this.toolCalls.add(toolCallId);
+    out.push({ type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId });
+    return true;
+  }
+
+  toolCallArgs(toolCallId: string, delta: string, out: AGUIEvent[]): void {
+    if (this.toolCalls.has(toolCallId)) out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta });
+  }
+
+  closeToolCall(toolCallId: string, out: AGUIEvent[]): void {
+    if (this.toolCalls.delete(toolCallId)) out.push({ type: EventType.TOOL_CALL_END, toolCallId });
+  }
+
+  /** Step names are unique among open steps (the client keys steps by name). */
+  openStep(taskId: string, stepName: string, out: AGUIEvent[]): void {
+    if (this.steps.has(taskId) || [...this.steps.values()].includes(stepName)) return;
+    this.steps.set(taskId, stepName);
+    out.push({ type: EventType.STEP_STARTED, stepName });
+  }
+
+  closeStep(taskId: string, out: AGUIEvent[]): void {
+    const stepName = this.steps.get(taskId);
+    if (stepName === undefined) return;
+    this.steps.delete(taskId);
+    out.push({ type: EventType.STEP_FINISHED, stepName });
+  }
+
+  /**
+   * Closes everything, innermost first (tool calls, text, reasoning, then steps), in the order each
+   * was opened. Used before a terminal frame and on recovery, when the worker that streamed them
+   * is gone and nothing will close them otherwise.
+   */
+  closeAll(out: AGUIEvent[]): void {
+    for (const id of [...this.toolCalls]) this.closeToolCall(id, out);
+    for (const id of [...this.text]) this.closeText(id, out);
+    for (const id of [...this.reasoning]) this.closeReasoning(id, out);
+    for (const taskId of [...this.steps.keys()]) this.closeStep(taskId, out);
+  }
+}

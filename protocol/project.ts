@@ -1,0 +1,305 @@
+/**
+ * The projection: stored workflow events -> AG-UI frames. Live streaming and replay run this same
+ * code over the same rows, so a replay from seq 1 yields the frames a live client saw, ids included
+ * (ids: see frames.ts). A `Projector` is a fold over one thread's log, with no clock and no I/O:
+ * every frame's timestamp is the commit time (`at`) of the event it came from.
+ *
+ * Mapping (frames only while the event's run is open; everything else is folded and yields nothing):
+ * - run.accepted, message.appended{source:"input"}: collected as the run's input, sent only in
+ *   RUN_STARTED.input (both client versions accept it and add the message ids they lack).
+ * - workflow.started: RUN_STARTED{input} + STATE_SNAPSHOT of the thread's state (`{}` if never set).
+ * - workflow.resumed (recovery): closes whatever the dead worker left open; the run goes on.
+ * - text.* / reasoning.* / toolcall.*: START / CONTENT|ARGS / END; a reasoning message also opens
+ *   and closes a reasoning span with the same id.
+ * - task.created / completed / failed: STEP_STARTED / STEP_FINISHED, step name = task name.
+ * - state.set: STATE_SNAPSHOT. state.patched: STATE_DELTA, or a STATE_SNAPSHOT of the whole state
+ *   if none was sent yet in the run (a delta needs a base).
+ * - activity.snapshot / delta: ACTIVITY_SNAPSHOT / DELTA. terminal.output: CUSTOM "terminal".
+ * - usage.recorded: nothing; summed per (provider, model) into RUN_FINISHED/RUN_ERROR.usage.
+ * - message.appended{source:"agent"}: a tool message -> TOOL_CALL_RESULT (its own messageId); an
+ *   assistant or reasoning message -> only the parts not already streamed in this thread (after
+ *   retention compacted the stream away, the whole message), so a compacted log replays to the same
+ *   conversation; a user/system/developer message -> a text message with that role.
+ * - workflow.suspended / completed: RUN_FINISHED without `outcome` (0.0.59 rejects
+ *   pendingToolCallIds and the cancelled outcome; an absent outcome means success to both, and
+ *   1.0 still derives the pending tool calls from the calls left without a result).
+ * - workflow.failed: RUN_ERROR{message, code}. workflow.cancelled: RUN_ERROR{code:"CANCELLED"}.
+ *   workflow.cancelling: nothing (the run is still open).
+ * Before a terminal frame everything open is closed. Nothing is emitted for a run that has ended.
+ * A terminal event for a run that never started (cancelled while PENDING) opens it first, so the
+ * client that posted it gets an answer and every stream stays bracketed; a run started while
+ * another is open ends the old one with RUN_ERROR{code:"SUPERSEDED"} (the status machine forbids
+ * both, but a client would otherwise reject every later frame of the thread).
+ */
+import { EventType, type AGUIEvent, type Context, type Message, type RunAgentInput, type Tool } from "@ag-ui/core";
+import { runIdOf, type EventOf, type StoredEvent } from "./events.ts";
+import { compareFrameIds, framesAt, parseFrameId, sumUsage, wireMessage, type Frame } from "./frames.ts";
+import { newShown, projectAgentMessage } from "./project-messages.ts";
+import { RunScope } from "./project-scope.ts";
+import { applyStatePatch } from "./state.ts";
+
+export type { Frame } from "./frames.ts";
+
+interface RunInput {
+  parentRunId?: string;
+  tools: Tool[];
+  context: Context[];
+  forwardedProps?: unknown;
+  messages: Message[];
+}
+
+type MessageData = EventOf<"message.appended">["data"];
+
+export class Projector {
+  private threadId: string | undefined;
+  private lastSeq = 0;
+  private state: unknown = undefined;
+  private readonly inputs = new Map<string, RunInput>();
+  private lastAccepted: string | undefined;
+  private readonly started = new Set<string>();
+  private readonly ended = new Set<string>();
+  private scope: RunScope | undefined;
+  /** Ids already sent to clients in this thread: what message.appended must not send twice. */
+  private readonly shown = newShown();
+
+  constructor(threadId?: string) {
+    this.threadId = threadId;
+  }
+
+  /** The thread's state as folded so far. */
+  get currentState(): unknown {
+    return this.state;
+  }
+
+  /** The run whose frames are being emitted, if any. */
+  get openRunId(): string | undefined {
+    return this.scope?.runId;
+  }
+
+  /**
+   * Projects one event. Events must come in log order; one at or before the last seq pushed is
+   * ignored, so a live feed and a catch-up read may overlap without duplicating frames.
+   */
+  push(e: StoredEvent): Frame[] {
+    if (this.threadId === undefined) this.threadId = e.threadId;
+    else if (e.threadId !== this.threadId) {
+      throw new Error(`Projector for thread ${this.threadId} was given event ${e.seq} of thread ${e.threadId}`);
+    }
+    if (e.seq <= this.lastSeq) return [];
+    this.lastSeq = e.seq;
+    const out: AGUIEvent[] = [];
+    this.apply(e, out);
+    return framesAt(e.seq, out.map((ev) => ({ ...ev, timestamp: e.at })));
+  }
+
+  private apply(e: StoredEvent, out: AGUIEvent[]): void {
+    const runId = runIdOf(e) ?? e.runId ?? undefined;
+    const s = this.active(runId);
+    switch (e.type) {
+      case "run.accepted": {
+        const { runId: id, parentRunId, tools, context, forwardedProps } = e.data;
+        const messages = this.inputs.get(id)?.messages ?? [];
+        this.inputs.set(id, { tools, context, messages, ...(parentRunId !== undefined && { parentRunId }), forwardedProps });
+        this.lastAccepted = id;
+        return;
+      }
+      case "message.appended":
+        return this.onMessage(e.data, runId, s, out);
+      case "state.set":
+        this.state = e.data.state;
+        if (s) this.snapshot(s, out);
+        return;
+      case "state.patched": {
+        const next = applyStatePatch(this.state, e.data.patch);
+        // A patch that does not apply changes nothing, as on the client (which only warns).
+        if (!next) return;
+        this.state = next.value;
+        // Every run opens with a snapshot, so the else is a guard: a delta never goes out without
+        // a base in its run (0.0.59 and 1.0 apply it to whatever state they hold).
+        if (s?.snapshotSent) out.push({ type: EventType.STATE_DELTA, delta: e.data.patch });
+        else if (s) this.snapshot(s, out);
+        return;
+      }
+      case "usage.recorded":
+        s?.usage.push(e.data.usage);
+        return;
+      case "workflow.started":
+      case "workflow.resumed":
+        this.enter(e.data.runId, out)?.closeAll(out);
+        return;
+      case "workflow.suspended":
+        return this.finish(e.data.runId, out, (sc) => this.runFinished(sc));
+      case "workflow.completed": {
+        const { result } = e.data;
+        return this.finish(e.data.runId, out, (sc) => this.runFinished(sc, result));
+      }
+      case "workflow.failed": {
+        const { code, message } = e.data.error;
+        return this.finish(e.data.runId, out, (sc) => runError(sc, message, code));
+      }
+      case "workflow.cancelled": {
+        const message = e.data.reason ? `Run cancelled: ${e.data.reason}` : "Run cancelled";
+        return this.finish(e.data.runId, out, (sc) => runError(sc, message, "CANCELLED"));
+      }
+      case "text.started":
+        if (s?.openText(e.data.messageId, out)) this.shown.text.add(e.data.messageId);
+        return;
+      case "text.delta":
+        return s?.textDelta(e.data.messageId, e.data.delta, out);
+      case "text.ended":
+        return s?.closeText(e.data.messageId, out);
+      case "reasoning.started":
+        if (s?.openReasoning(e.data.messageId, out)) this.shown.reasoning.add(e.data.messageId);
+        return;
+      case "reasoning.delta":
+        return s?.reasoningDelta(e.data.messageId, e.data.delta, out);
+      case "reasoning.ended":
+        return s?.closeReasoning(e.data.messageId, out);
+      case "toolcall.started": {
+        const { toolCallId, name, parentMessageId } = e.data;
+        if (s?.openToolCall(toolCallId, name, parentMessageId, out)) this.shown.toolCalls.add(toolCallId);
+        return;
+      }
+      case "toolcall.args":
+        return s?.toolCallArgs(e.data.toolCallId, e.data.delta, out);
+      case "toolcall.ended":
+        return s?.closeToolCall(e.data.toolCallId, out);
+      case "task.created":
+        return s?.openStep(e.data.taskId, e.data.name, out);
+      case "task.completed":
+      case "task.failed":
+        return s?.closeStep(e.data.taskId, out);
+      case "terminal.output": {
+        const { toolCallId, stream, data } = e.data;
+        if (s) out.push({ type: EventType.CUSTOM, name: "terminal", value: { toolCallId, stream, data } });
+        return;
+      }
+      case "activity.snapshot": {
+        const { messageId, activityType, content } = e.data;
+        if (s) out.push({ type: EventType.ACTIVITY_SNAPSHOT, messageId, activityType, content });
+        return;
+      }
+      case "activity.delta": {
+        const { messageId, activityType, patch } = e.data;
+        if (s) out.push({ type: EventType.ACTIVITY_DELTA, messageId, activityType, patch });
+        return;
+      }
+      case "thread.created":
+      case "workflow.cancelling":
+      case "signal.received":
+        return;
+    }
+  }
+
+  /** The open run, if `runId` is it (an event without a run belongs to whatever run is open). */
+  private active(runId: string | undefined): RunScope | undefined {
+    return this.scope && (runId === undefined || runId === this.scope.runId) ? this.scope : undefined;
+  }
+
+  /** Opens `runId` unless it is open already; undefined if it has ended (nothing more is sent). */
+  private enter(runId: string, out: AGUIEvent[]): RunScope | undefined {
+    if (this.ended.has(runId)) return undefined;
+    if (this.scope?.runId === runId) return this.scope;
+    if (this.scope) {
+      const old = this.scope;
+      this.finish(old.runId, out, (sc) =>
+        runError(sc, `Run ${old.runId} ended without a terminal event: run ${runId} started`, "SUPERSEDED"),
+      );
+    }
+    const scope = new RunScope(runId);
+    this.scope = scope;
+    this.started.add(runId);
+    out.push(this.runStarted(runId));
+    this.inputs.delete(runId); // echoed once; a run is entered once
+    this.snapshot(scope, out);
+    return scope;
+  }
+
+  private finish(runId: string, out: AGUIEvent[], terminal: (s: RunScope) => AGUIEvent): void {
+    const s = this.enter(runId, out);
+    if (!s) return;
+    s.closeAll(out);
+    out.push(terminal(s));
+    this.ended.add(runId);
+    this.scope = undefined;
+  }
+
+  private snapshot(s: RunScope, out: AGUIEvent[]): void {
+    out.push({ type: EventType.STATE_SNAPSHOT, snapshot: this.state === undefined ? {} : this.state });
+    s.snapshotSent = true;
+  }
+
+  private runStarted(runId: string): AGUIEvent {
+    const threadId = this.threadId!;
+    const input = this.inputs.get(runId);
+    const { parentRunId, forwardedProps } = input ?? {};
+    const echo: RunAgentInput = {
+      threadId,
+      runId,
+      ...(parentRunId !== undefined && { parentRunId }),
+      messages: (input?.messages ?? []).map(wireMessage),
+      tools: input?.tools ?? [],
+      context: input?.context ?? [],
+      ...(this.state !== undefined && { state: this.state }),
+      ...(forwardedProps != null && { forwardedProps }),
+    };
+    return { type: EventType.RUN_STARTED, threadId, runId, ...(parentRunId !== undefined && { parentRunId }), input: echo };
+  }
+
+  /** `result` is omitted when absent or null: 1.0 only tolerates a null result with a warning. */
+  private runFinished(s: RunScope, result?: unknown): AGUIEvent {
+    const threadId = this.threadId!;
+    return { type: EventType.RUN_FINISHED, threadId, runId: s.runId, ...(result != null && { result }), ...usageOf(s) };
+  }
+
+  private onMessage(data: MessageData, runId: string | undefined, s: RunScope | undefined, out: AGUIEvent[]): void {
+    const m = data.message as Message;
+    // Input reaches clients only in its run's RUN_STARTED.input: the client that sent it has it,
+    // any other gets it there. Input appended after the run started is not sent at all.
+    if (data.source === "input") {
+      const target = runId ?? this.lastAccepted;
+      if (target === undefined || this.started.has(target)) return;
+      const input = this.inputs.get(target) ?? { tools: [], context: [], messages: [] };
+      this.inputs.set(target, input);
+      upsert(input.messages, m);
+      return;
+    }
+    if (s) projectAgentMessage(m, s, this.shown, out);
+  }
+}
+
+function runError(s: RunScope, message: string, code: string): AGUIEvent {
+  return { type: EventType.RUN_ERROR, message, code, ...usageOf(s) };
+}
+
+function usageOf(s: RunScope) {
+  return s.usage.length > 0 ? { usage: sumUsage(s.usage) } : {};
+}
+
+function upsert(list: Message[], m: Message): void {
+  const i = list.findIndex((x) => x.id === m.id);
+  if (i === -1) list.push(m);
+  else list[i] = m;
+}
+
+/** Every frame of a thread's log, from the start. */
+export function project(events: Iterable<StoredEvent>): Frame[] {
+  const projector = new Projector();
+  const frames: Frame[] = [];
+  for (const e of events) frames.push(...projector.push(e));
+  return frames;
+}
+
+/**
+ * The frames a client that has seen `cursor` has not seen yet: the whole log is projected (the
+ * fold needs every earlier event) and the frames at or before the cursor are dropped. No cursor:
+ * every frame. A cursor that is not a frame id throws, rather than replaying the whole thread
+ * onto a client that already holds part of it.
+ */
+export function framesAfter(events: Iterable<StoredEvent>, cursor?: string | null): Frame[] {
+  const frames = project(events);
+  if (cursor === undefined || cursor === null || cursor === "") return frames;
+  const at = parseFrameId(cursor);
+  if (!at) throw new TypeError(`Not a frame id: '${cursor}'. Frame ids are '<seq>' or '<seq>.<k>'.`);
+  return frames.filter((f) => compareFrameIds(f.id, at) > 0);
+}

@@ -1,0 +1,69 @@
+/**
+ * Wire framing of frames, through @ag-ui/encoder so that what we send is what the SDK's own
+ * servers send (1.0's encoder also drops top-level optional nulls).
+ *
+ * SSE: `id: <frame id>\ndata: <one-line JSON>\n\n`, LF only (CRLF breaks both clients' parsers).
+ * The `id:` line is ignored by HttpAgent and used by EventSource-style clients and our connect
+ * route as the resume cursor. Protobuf (length-prefixed, no ids: the format has no place for one)
+ * only when the client names `application/vnd.ag-ui.event+proto` explicitly. The encoder's own
+ * negotiation picks protobuf for `*\/*`, which is curl's default and would hand a terminal binary;
+ * rejected for that reason, as the AG-UI aws-strands endpoint also does.
+ */
+import { AGUI_MEDIA_TYPE, EventEncoder } from "@ag-ui/encoder";
+import type { Frame } from "./frames.ts";
+
+export const SSE_MEDIA_TYPE = "text/event-stream";
+export const PROTO_MEDIA_TYPE: string = AGUI_MEDIA_TYPE;
+
+/** A comment line: keeps proxies from timing the connection out; clients ignore it. */
+export const KEEP_ALIVE = ": keep-alive\n\n";
+
+export type WireFormat = "sse" | "proto";
+
+const sse = new EventEncoder();
+const proto = new EventEncoder({ accept: AGUI_MEDIA_TYPE });
+
+export function encodeFrame(frame: Frame): string {
+  if (/[\r\n]/.test(frame.id)) throw new TypeError(`A frame id cannot contain a line break: ${JSON.stringify(frame.id)}`);
+  return `id: ${frame.id}\n${sse.encodeSSE(frame.event)}`;
+}
+
+/** One length-prefixed protobuf message (4-byte big-endian length, then the bytes). */
+export function encodeBinary(frame: Frame): Uint8Array {
+  return proto.encodeBinary(frame.event);
+}
+/** Alias kept for callers that name the pair encodeFrame / encodeFrameBinary. */
+export const encodeFrameBinary = encodeBinary;
+
+export function contentTypeOf(format: WireFormat): string {
+  return format === "proto" ? PROTO_MEDIA_TYPE : SSE_MEDIA_TYPE;
+}
+
+/**
+ * "proto" only if the Accept header names the AG-UI protobuf type itself with q > 0, and no
+ * equally or more preferred explicit `text/event-stream` (a tie goes to SSE, the format every
+ * client reads). Wildcards (`*\/*`, `application/*`) never select protobuf; a missing header is SSE.
+ */
+export function negotiate(accept: string | null | undefined): WireFormat {
+  if (!accept) return "sse";
+  let protoQ = 0;
+  let sseQ = 0;
+  for (const range of accept.split(",")) {
+    const [type = "", ...params] = range.split(";").map((s) => s.trim().toLowerCase());
+    const q = qualityOf(params);
+    if (type === AGUI_MEDIA_TYPE) protoQ = Math.max(protoQ, q);
+    else if (type === SSE_MEDIA_TYPE) sseQ = Math.max(sseQ, q);
+  }
+  return protoQ > 0 && protoQ > sseQ ? "proto" : "sse";
+}
+
+function qualityOf(params: readonly string[]): number {
+  for (const p of params) {
+    const [k, v] = p.split("=").map((s) => s.trim());
+    if (k === "q") {
+      const q = Number(v);
+      return Number.isFinite(q) ? Math.min(Math.max(q, 0), 1) : 0;
+    }
+  }
+  return 1;
+}
