@@ -18,6 +18,8 @@ export const ConfigSchema = z.object({
   HOST: optionalString.transform((v) => v ?? "0.0.0.0"),
   DATABASE_URL: optionalString,
   DATA_DIR: optionalString.transform((v) => v ?? "./data"),
+  /** Postgres schema for the store's tables: several deployments (or tests) can share a database. */
+  DATABASE_SCHEMA: optionalString.transform((v) => v ?? "threadline"),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,
   OPENAI_MODEL: optionalString.transform((v) => v ?? "gpt-4o-mini"),

@@ -10,9 +10,12 @@ import { defaultAgent } from "./agents/default-agent.ts";
 import { loadConfig, usesDemoModel, type Config } from "./config.ts";
 import { startDemoUpstream } from "./demo/upstream.ts";
 import type { ChatModelFactory } from "./engine/chat-model.ts";
+import { copilotkitRouter } from "./copilotkit/router.ts";
 import { Engine } from "./engine/engine.ts";
 import { createOpenAIClient, OpenAIChatModel } from "./engine/llm.ts";
+import { startRetention } from "./engine/retention.ts";
 import { createApp } from "./http/app.ts";
+import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { createStore } from "./store/index.ts";
@@ -46,7 +49,7 @@ export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Th
   const metrics = createMetrics();
   const closers: (() => Promise<void>)[] = [];
 
-  const store = opts.store ?? (await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }));
+  const store = opts.store ?? createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: config.DATABASE_SCHEMA });
   if (!opts.store) closers.push(() => store.close());
   await store.migrate();
   logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite under ${config.DATA_DIR}`);
@@ -73,8 +76,12 @@ export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Th
   const engine = new Engine({ store, agents, models, logger, instanceId: opts.instanceId, leaseTtlMs: config.LEASE_TTL_MS });
   await engine.start();
   closers.unshift(() => engine.close());
+  const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
+  closers.unshift(async () => stopRetention());
 
-  const app = createApp({ store, engine, agents, metrics, logger, apiKeys: config.API_KEYS });
+  // CopilotKit's runtime at /api/copilotkit (runner on our endpoints), then the client app at /.
+  const extraRouters = [copilotkitRouter({ agents, apiKeys: config.API_KEYS }), clientApp()];
+  const app = createApp({ store, engine, agents, metrics, logger, apiKeys: config.API_KEYS, extraRouters });
   let server: Server | undefined;
 
   return {

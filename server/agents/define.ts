@@ -30,6 +30,11 @@ export interface ToolContext {
   progress(content: Record<string, unknown>, activityType?: string): Promise<void>;
   /** Streams terminal output, for tools that run commands. */
   terminal(data: string, stream?: "stdout" | "stderr"): Promise<void>;
+  /**
+   * Ends the conversation once this tool returns: the run finishes and the thread becomes
+   * COMPLETED (a later run reopens it). For agents whose work has a natural end.
+   */
+  complete(result?: unknown): void;
 }
 
 export interface ToolDefinition<P extends z.ZodType = z.ZodType> {

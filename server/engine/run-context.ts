@@ -28,6 +28,8 @@ export interface RunContext {
   abortReason(): "cancelled" | "lease_lost" | "shutdown" | undefined;
   /** True once a newer message asked this run to stop after the current tool (interrupt). */
   steered(): boolean;
+  /** Set by a tool through ToolContext.complete: the run ends COMPLETED after it. */
+  completion?: { result?: unknown };
   model: ChatModel;
   ids: IdSource;
   logger: Logger;

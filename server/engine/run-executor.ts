@@ -136,6 +136,8 @@ export class RunExecutor {
         type: "workflow.suspended",
         data: { runId, reason: outcome.reason, pendingToolCallIds: outcome.pendingToolCallIds },
       };
+    } else if (outcome.kind === "completed") {
+      terminal = { type: "workflow.completed", data: { runId, ...(outcome.result !== undefined && { result: outcome.result }) } };
     } else if (outcome.kind === "failed") {
       terminal = { type: "workflow.failed", data: { runId, error: { code: outcome.code, message: outcome.message } } };
     } else if (outcome.reason === "cancelled") {

@@ -16,6 +16,7 @@ import { runToolTask, skipToolCall } from "./tool-task.ts";
 
 export type RunOutcome =
   | { kind: "waiting"; reason: "input" | "frontend_tool"; pendingToolCallIds: string[] }
+  | { kind: "completed"; result?: unknown }
   | { kind: "failed"; code: string; message: string }
   | { kind: "aborted"; reason: "cancelled" | "lease_lost" | "shutdown" };
 
@@ -62,6 +63,7 @@ export async function runLoop(ctx: RunContext): Promise<RunOutcome> {
           if (ctx.steered()) await skipToolCall(ctx, call);
           else await runToolTask(ctx, call);
         }
+        if (ctx.completion) return { kind: "completed", ...ctx.completion };
         continue;
       }
       const frontend = unresolved.filter((c) => isFrontendCall(ctx, c));

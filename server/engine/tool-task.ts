@@ -78,6 +78,9 @@ function toolContext(ctx: RunContext, call: ToolCall): ToolContext {
         data: { runId, messageId: activityId, activityType, content: { toolCallId: call.id, ...content } },
       });
     },
+    complete(result?: unknown) {
+      ctx.completion = result === undefined ? {} : { result };
+    },
     async terminal(data, stream = "stdout") {
       writer.emit({ type: "terminal.output", data: { runId, toolCallId: call.id, stream, data } });
     },

@@ -94,12 +94,17 @@ export interface EventStore {
   heartbeat(owner: string, threadIds: string[], ttlMs: number): Promise<string[]>;
   releaseLease(threadId: string, owner: string): Promise<void>;
   /**
-   * Claims up to `limit` active threads (PENDING/RUNNING/CANCELLING) whose lease expired,
-   * with FOR UPDATE SKIP LOCKED so that two instances never claim the same one.
+   * Claims up to `limit` active threads (PENDING/RUNNING/CANCELLING) with an active run whose
+   * lease expired (or was never taken), with FOR UPDATE SKIP LOCKED so that two instances never
+   * claim the same one. A thread without an active run has nothing to recover and is skipped.
    */
   claimExpired(owner: string, ttlMs: number, limit: number): Promise<ThreadRow[]>;
 
-  /** Deletes stream-level events of runs that ended before `olderThanMs` (retention). */
+  /**
+   * Deletes stream-level events of runs that are waiting or ended, and whose run row was last
+   * updated more than `olderThanMs` ago by the database clock (retention: an age, not a date).
+   * Returns how many events were deleted.
+   */
   compact(olderThanMs: number): Promise<number>;
 
   /** Readiness: the database answers and migrations are applied. */

@@ -66,12 +66,23 @@ export function connectRoute({ store, agents, metrics }: { store: EventStore; ag
       if (!thread) return;
       const backlog = await store.read(threadId);
       const activeRunId = isActive(thread.status) ? thread.activeRunId : null;
-      await replay({ store, sse, threadId, backlog, activeRunId, cursor });
+      // Retention deleted stream events after the cursor: the frames the client missed can no
+      // longer be reproduced one for one, so it gets the snapshot (a resync) instead.
+      const exact = cursor === undefined || contiguousFrom(backlog, cursor.seq);
+      await replay({ store, sse, threadId, backlog, activeRunId, cursor: exact ? cursor : undefined });
     } finally {
       sse.end();
     }
   });
   return router;
+}
+
+/** True when no event after `seq` was compacted away (the log's seqs are gapless until then). */
+function contiguousFrom(backlog: StoredEvent[], seq: number): boolean {
+  const last = backlog.at(-1)?.seq ?? 0;
+  if (seq >= last) return true;
+  const after = backlog.filter((e) => e.seq > seq).length;
+  return after === last - seq;
 }
 
 interface ReplayParams {

@@ -1,0 +1,44 @@
+/**
+ * The narrow database seam every SQL function takes: `query(text, params)`, as pg-boss's
+ * `executeSql`. Postgres (a pg.Pool) and PGlite both provide it, so both run the very same SQL.
+ */
+export type Row = Record<string, unknown>;
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<R = Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
+/** A connection inside a transaction; `exec` runs a multi-statement script (migrations). */
+export interface Tx extends Queryable {
+  exec(script: string): Promise<void>;
+}
+
+/** One backend: statements outside a transaction, transactions on one connection, close. */
+export interface Db extends Queryable {
+  readonly kind: "postgres" | "pglite";
+  /** BEGIN, fn, COMMIT (ROLLBACK when fn throws). */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** timestamptz as pg and PGlite parse it (Date), or as text / epoch ms: to ms since epoch. */
+export function toMs(value: unknown): number {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "number") return value;
+  if (typeof value === "string") return new Date(value).getTime();
+  throw new TypeError(`Expected a timestamp, got ${typeof value}`);
+}
+
+export function toMsOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : toMs(value);
+}
+
+/** bigint columns: pg returns text, PGlite a number. Sequence numbers stay below 2^53. */
+export function toNum(value: unknown): number {
+  return typeof value === "number" ? value : Number(value);
+}

@@ -1,0 +1,91 @@
+/**
+ * Domain errors of the store: typed, carrying the ids involved, the underlying error as `cause`,
+ * and a message that says what to do. Transient infrastructure errors are not here: they are
+ * retried (retry.ts) and only surface, wrapped in one of these, once retries are exhausted.
+ */
+export type StoreErrorCode =
+  | "THREAD_NOT_FOUND"
+  | "APPEND_FAILED"
+  | "COMMIT_OUTCOME_UNKNOWN"
+  | "STORE_CLOSED"
+  | "INVALID_CURSOR"
+  | "STORE_NOT_READY";
+
+export abstract class StoreError extends Error {
+  abstract readonly code: StoreErrorCode;
+}
+
+export class ThreadNotFoundError extends StoreError {
+  override readonly name = "ThreadNotFoundError";
+  readonly code = "THREAD_NOT_FOUND";
+  constructor(
+    readonly threadId: string,
+    options?: ErrorOptions,
+  ) {
+    super(`Thread ${threadId} does not exist: create it with ensureThread() before appending to it.`, options);
+  }
+}
+
+/** An append whose batch could not be committed; `cause` is the database error. */
+export class AppendError extends StoreError {
+  override readonly name = "AppendError";
+  readonly code = "APPEND_FAILED";
+  constructor(
+    readonly threadId: string,
+    readonly eventCount: number,
+    cause: unknown,
+  ) {
+    super(
+      `Could not append ${eventCount} event(s) to thread ${threadId}: ${messageOf(cause)}. ` +
+        `Nothing of this append was written.`,
+      { cause },
+    );
+  }
+}
+
+/**
+ * The connection broke while COMMIT was in flight: the transaction may or may not have been
+ * committed. Never retried, since a retry could write the batch twice.
+ */
+export class CommitOutcomeUnknownError extends StoreError {
+  override readonly name = "CommitOutcomeUnknownError";
+  readonly code = "COMMIT_OUTCOME_UNKNOWN";
+  constructor(cause: unknown) {
+    super(`The connection was lost during COMMIT (${messageOf(cause)}); the outcome is unknown.`, { cause });
+  }
+}
+
+export class StoreClosedError extends StoreError {
+  override readonly name = "StoreClosedError";
+  readonly code = "STORE_CLOSED";
+  constructor() {
+    super("The event store is closed: create a new one to keep using the database.");
+  }
+}
+
+export class InvalidCursorError extends StoreError {
+  override readonly name = "InvalidCursorError";
+  readonly code = "INVALID_CURSOR";
+  constructor(readonly cursor: string) {
+    super(`Invalid page cursor ${JSON.stringify(cursor)}: pass back the \`next\` value of a previous page unchanged.`);
+  }
+}
+
+export class StoreNotReadyError extends StoreError {
+  override readonly name = "StoreNotReadyError";
+  readonly code = "STORE_NOT_READY";
+  constructor(detail: string, options?: ErrorOptions) {
+    super(`The event store is not ready: ${detail}`, options);
+  }
+}
+
+/** Anything thrown, as an Error (the original kept as `cause` when it was not one). */
+export function coerceError(err: unknown): Error {
+  if (err instanceof Error) return err;
+  return new Error(messageOf(err), { cause: err });
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return typeof err === "string" ? err : JSON.stringify(err);
+}

@@ -1,0 +1,39 @@
+/**
+ * The store's public surface: createStore picks the backend (Postgres when a database URL is
+ * given, else the embedded PGlite), plus the types and errors callers branch on.
+ */
+import { createPgliteStore } from "./pglite.ts";
+import { createPostgresStore } from "./postgres.ts";
+import type { CommonStoreOptions } from "./store.ts";
+import type { EventStore } from "./types.ts";
+
+export interface StoreConfig extends CommonStoreOptions {
+  /** Postgres connection string (DATABASE_URL); when absent, PGlite is used */
+  databaseUrl?: string;
+  /** PGlite data directory (DATA_DIR); in memory when absent too */
+  dataDir?: string;
+}
+
+export function createStore(config: StoreConfig = {}): EventStore {
+  const { databaseUrl, dataDir, ...common } = config;
+  if (databaseUrl) return createPostgresStore({ ...common, connectionString: databaseUrl });
+  return createPgliteStore({ ...common, dataDir });
+}
+
+export { createPgliteStore, type PgliteStoreOptions } from "./pglite.ts";
+export { createPostgresStore, type PostgresStoreOptions } from "./postgres.ts";
+export type { CommonStoreOptions } from "./store.ts";
+export type { WriterOptions } from "./writer.ts";
+export type { RetryOptions } from "./retry.ts";
+export { DEFAULT_SCHEMA } from "./schema.ts";
+export {
+  AppendError,
+  CommitOutcomeUnknownError,
+  InvalidCursorError,
+  StoreClosedError,
+  StoreError,
+  StoreNotReadyError,
+  ThreadNotFoundError,
+  type StoreErrorCode,
+} from "./errors.ts";
+export type * from "./types.ts";

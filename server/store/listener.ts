@@ -1,0 +1,110 @@
+/**
+ * Hearing the doorbell: each store keeps one LISTEN on its schema's channel. On Postgres that is
+ * one dedicated session connection (not from the pool: LISTEN belongs to a session), reconnected
+ * with backoff whenever it breaks; after a reconnect every follower is woken, since rings sent
+ * while it was away are lost. On PGlite it is PGlite's own listen(), for stores sharing one
+ * PGlite instance.
+ */
+import type { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { coerceError } from "./errors.ts";
+
+export interface DoorbellListener {
+  /** Resolves once the LISTEN is in place (starting it on the first call), or when the signal aborts. */
+  listening(signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface PgListenerOptions {
+  client: pg.ClientConfig;
+  channel: string;
+  onPayload: (payload: string) => void;
+  /** after the LISTEN was re-established: rings may have been lost meanwhile */
+  onReconnect: () => void;
+  onError: (err: Error) => void;
+}
+
+export function createPgListener(opts: PgListenerOptions): DoorbellListener {
+  let current: pg.Client | undefined;
+  let connecting: Promise<void> | undefined;
+  let everConnected = false;
+  let closed = false;
+
+  async function connectLoop(): Promise<void> {
+    for (let attempt = 0; !closed; attempt++) {
+      const client = new pg.Client(opts.client);
+      client.on("error", (err) => lost(client, err));
+      client.on("end", () => lost(client));
+      client.on("notification", (msg) => {
+        if (msg.channel === opts.channel) opts.onPayload(msg.payload ?? "");
+      });
+      try {
+        await client.connect();
+        await client.query(`listen "${opts.channel}"`);
+      } catch (err) {
+        opts.onError(coerceError(err));
+        client.end().catch(() => {});
+        const delay = Math.random() * Math.min(5000, 100 * 2 ** attempt);
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+        continue;
+      }
+      if (closed) {
+        await client.end().catch(() => {});
+        return;
+      }
+      current = client;
+      if (everConnected) opts.onReconnect();
+      everConnected = true;
+      return;
+    }
+  }
+
+  function lost(client: pg.Client, err?: Error): void {
+    if (client !== current) return; // a client of a failed attempt: the loop handles it
+    current = undefined;
+    if (err) opts.onError(err);
+    client.end().catch(() => {});
+    if (!closed) connecting = connectLoop();
+  }
+
+  return {
+    listening(signal) {
+      connecting ??= connectLoop();
+      return untilAborted(connecting, signal);
+    },
+    async close() {
+      closed = true;
+      const client = current;
+      current = undefined;
+      await client?.end().catch(() => {});
+    },
+  };
+}
+
+export function createPgliteListener(db: PGlite, channel: string, onPayload: (payload: string) => void): DoorbellListener {
+  let unlisten: Promise<() => Promise<void>> | undefined;
+  return {
+    listening(signal) {
+      unlisten ??= db.listen(channel, onPayload);
+      return untilAborted(unlisten.then(() => undefined), signal);
+    },
+    async close() {
+      if (unlisten && !db.closed) await (await unlisten)();
+    },
+  };
+}
+
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    promise.then(done, (err: unknown) => {
+      signal.removeEventListener("abort", done);
+      reject(err);
+    });
+  });
+}

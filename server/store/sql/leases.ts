@@ -1,0 +1,84 @@
+/**
+ * SQL of thread leases: the instance executing a thread's run holds its lease and heartbeats it.
+ * Expiry is computed with the database clock (now()), never the caller's, so that instances
+ * whose clocks disagree still agree on who holds what. `lease_owner = $owner` is the fence.
+ */
+import type { Queryable } from "../db.ts";
+import type { ThreadRow } from "../types.ts";
+import { threadFromRow, type ThreadDbRow } from "./threads.ts";
+
+/** Takes the lease when it is free, expired, or already this owner's (then extends it). */
+export async function acquireLease(db: Queryable, s: string, threadId: string, owner: string, ttlMs: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update ${s}.threads
+     set lease_owner = $2::text,
+         lease_expires_at = now() + $3::float8 * interval '1 millisecond'
+     where thread_id = $1::text
+       and (lease_owner is null or lease_owner = $2::text or lease_expires_at <= now())`,
+    [threadId, owner, ttlMs],
+  );
+  return rowCount === 1;
+}
+
+/** Extends the leases `owner` still holds among these threads; returns their ids. */
+export async function heartbeatLeases(
+  db: Queryable,
+  s: string,
+  owner: string,
+  threadIds: readonly string[],
+  ttlMs: number,
+): Promise<string[]> {
+  const { rows } = await db.query<{ thread_id: string }>(
+    `update ${s}.threads
+     set lease_expires_at = now() + $3::float8 * interval '1 millisecond'
+     where thread_id = any($2::text[]) and lease_owner = $1::text
+     returning thread_id`,
+    [owner, threadIds, ttlMs],
+  );
+  return rows.map((r) => r.thread_id);
+}
+
+export async function releaseLease(db: Queryable, s: string, threadId: string, owner: string): Promise<void> {
+  await db.query(
+    `update ${s}.threads
+     set lease_owner = null, lease_expires_at = null
+     where thread_id = $1::text and lease_owner = $2::text`,
+    [threadId, owner],
+  );
+}
+
+/**
+ * Claims active threads (PENDING, RUNNING, CANCELLING) with a run and no live lease: the work
+ * of an instance that died. SKIP LOCKED lets concurrent claimers pass each other's candidates,
+ * and the row lock re-checks the condition on the newest row version, so a thread is never
+ * claimed twice. A thread without an active run (created, no run accepted yet) has nothing to
+ * recover and is left alone.
+ */
+export async function claimExpiredLeases(
+  db: Queryable,
+  s: string,
+  owner: string,
+  ttlMs: number,
+  limit: number,
+): Promise<ThreadRow[]> {
+  const { rows } = await db.query<ThreadDbRow>(
+    `with candidates as (
+       select thread_id
+       from ${s}.threads
+       where status in ('PENDING', 'RUNNING', 'CANCELLING')
+         and active_run_id is not null
+         and (lease_expires_at is null or lease_expires_at <= now())
+       order by lease_expires_at nulls first, thread_id
+       limit $3::int
+       for update skip locked
+     )
+     update ${s}.threads t
+     set lease_owner = $1::text,
+         lease_expires_at = now() + $2::float8 * interval '1 millisecond'
+     from candidates c
+     where t.thread_id = c.thread_id
+     returning t.*`,
+    [owner, ttlMs, limit],
+  );
+  return rows.map(threadFromRow);
+}

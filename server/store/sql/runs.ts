@@ -1,0 +1,61 @@
+/** SQL of the runs table outside the append path: get, enqueue, next queued. */
+import { toMs, type Queryable } from "../db.ts";
+import type { RunRow, RunStatus } from "../types.ts";
+
+interface RunDbRow {
+  run_id: string;
+  thread_id: string;
+  status: string;
+  input: unknown;
+  created_at: unknown;
+  updated_at: unknown;
+}
+
+const RUN_COLUMNS = `run_id, thread_id, status, input, created_at, updated_at`;
+
+function runFromRow(row: RunDbRow): RunRow {
+  return {
+    runId: row.run_id,
+    threadId: row.thread_id,
+    status: row.status as RunStatus,
+    input: row.input,
+    createdAt: toMs(row.created_at),
+    updatedAt: toMs(row.updated_at),
+  };
+}
+
+export async function selectRun(db: Queryable, s: string, runId: string): Promise<RunRow | null> {
+  const { rows } = await db.query<RunDbRow>(`select ${RUN_COLUMNS} from ${s}.runs where run_id = $1::text`, [runId]);
+  return rows[0] ? runFromRow(rows[0]) : null;
+}
+
+/**
+ * Records a queued run. Enqueuing the same run id twice is a no-op (a client retrying its
+ * request); a missing thread fails with foreign_key_violation (23503).
+ */
+export async function insertQueuedRun(
+  db: Queryable,
+  s: string,
+  threadId: string,
+  runId: string,
+  input: unknown,
+): Promise<void> {
+  await db.query(
+    `insert into ${s}.runs (run_id, thread_id, status, input)
+     values ($1::text, $2::text, 'queued', $3::jsonb)
+     on conflict (run_id) do nothing`,
+    [runId, threadId, JSON.stringify(input ?? null)],
+  );
+}
+
+export async function selectNextQueuedRun(db: Queryable, s: string, threadId: string): Promise<RunRow | null> {
+  const { rows } = await db.query<RunDbRow>(
+    `select ${RUN_COLUMNS}
+     from ${s}.runs
+     where thread_id = $1::text and status = 'queued'
+     order by created_at, run_id
+     limit 1`,
+    [threadId],
+  );
+  return rows[0] ? runFromRow(rows[0]) : null;
+}

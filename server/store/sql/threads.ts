@@ -1,0 +1,99 @@
+/** SQL of the threads table: create, get, list (keyset-paginated), delete. */
+import type { ThreadStatus } from "../../../protocol/status.ts";
+import { toMs, toMsOrNull, toNum, type Queryable } from "../db.ts";
+import type { ThreadRow } from "../types.ts";
+
+export interface ThreadDbRow {
+  thread_id: string;
+  agent_id: string;
+  status: string;
+  last_seq: unknown;
+  active_run_id: string | null;
+  lease_owner: string | null;
+  lease_expires_at: unknown;
+  created_at: unknown;
+  updated_at: unknown;
+}
+
+export const THREAD_COLUMNS = `thread_id, agent_id, status, last_seq, active_run_id, lease_owner,
+  lease_expires_at, created_at, updated_at`;
+
+export function threadFromRow(row: ThreadDbRow): ThreadRow {
+  return {
+    threadId: row.thread_id,
+    agentId: row.agent_id,
+    status: row.status as ThreadStatus,
+    lastSeq: toNum(row.last_seq),
+    activeRunId: row.active_run_id,
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: toMsOrNull(row.lease_expires_at),
+    createdAt: toMs(row.created_at),
+    updatedAt: toMs(row.updated_at),
+  };
+}
+
+/** Creates the thread (PENDING, no events yet); null when it already exists. */
+export async function insertThread(db: Queryable, s: string, threadId: string, agentId: string): Promise<ThreadRow | null> {
+  const { rows } = await db.query<ThreadDbRow>(
+    `insert into ${s}.threads (thread_id, agent_id)
+     values ($1::text, $2::text)
+     on conflict (thread_id) do nothing
+     returning ${THREAD_COLUMNS}`,
+    [threadId, agentId],
+  );
+  return rows[0] ? threadFromRow(rows[0]) : null;
+}
+
+export async function selectThread(db: Queryable, s: string, threadId: string): Promise<ThreadRow | null> {
+  const { rows } = await db.query<ThreadDbRow>(
+    `select ${THREAD_COLUMNS} from ${s}.threads where thread_id = $1::text`,
+    [threadId],
+  );
+  return rows[0] ? threadFromRow(rows[0]) : null;
+}
+
+/** A position in the newest-updated-first order: updated_at in µs since epoch, then thread id. */
+export interface ThreadKey {
+  updatedAtUs: string;
+  threadId: string;
+}
+
+export interface ThreadListQuery {
+  agentId: string | null;
+  status: ThreadStatus | null;
+  before: ThreadKey | null;
+  limit: number;
+}
+
+/**
+ * One page, newest-updated first. The key keeps updated_at to the microsecond (a JS Date would
+ * round it to the millisecond and the next page could skip or repeat a thread).
+ */
+export async function selectThreadPage(
+  db: Queryable,
+  s: string,
+  q: ThreadListQuery,
+): Promise<{ threads: ThreadRow[]; keys: ThreadKey[] }> {
+  const { rows } = await db.query<ThreadDbRow & { updated_at_us: string }>(
+    `select ${THREAD_COLUMNS},
+            ((extract(epoch from updated_at) * 1000000)::bigint)::text as updated_at_us
+     from ${s}.threads
+     where ($1::text is null or agent_id = $1::text)
+       and ($2::text is null or status = $2::text)
+       and ($3::bigint is null
+            or (updated_at, thread_id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::text))
+     order by updated_at desc, thread_id desc
+     limit $5::int`,
+    [q.agentId, q.status, q.before?.updatedAtUs ?? null, q.before?.threadId ?? null, q.limit],
+  );
+  return {
+    threads: rows.map(threadFromRow),
+    keys: rows.map((r) => ({ updatedAtUs: r.updated_at_us, threadId: r.thread_id })),
+  };
+}
+
+/** Deletes the thread; its events and runs go with it (on delete cascade). */
+export async function deleteThread(db: Queryable, s: string, threadId: string): Promise<boolean> {
+  const { rowCount } = await db.query(`delete from ${s}.threads where thread_id = $1::text`, [threadId]);
+  return rowCount > 0;
+}

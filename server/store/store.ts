@@ -1,0 +1,189 @@
+/**
+ * The EventStore, assembled from its parts: the same code for both backends, which differ only
+ * in how they provide a Db (db.ts) and hear the doorbell (listener.ts).
+ */
+import { randomUUID } from "node:crypto";
+import { STREAM_EVENT_TYPES } from "../../protocol/events.ts";
+import type { Db } from "./db.ts";
+import { InvalidCursorError, ThreadNotFoundError } from "./errors.ts";
+import type { DoorbellListener } from "./listener.ts";
+import { follow, WakeHub } from "./live.ts";
+import { assertMigrated, migrate } from "./migrate.ts";
+import { sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
+import type { SchemaNames } from "./schema.ts";
+import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts";
+import { deleteStreamEvents, readEvents } from "./sql/events.ts";
+import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseLease } from "./sql/leases.ts";
+import { insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
+import { deleteThread, insertThread, selectThread, selectThreadPage, type ThreadKey } from "./sql/threads.ts";
+import type { EventStore } from "./types.ts";
+import { createWriter, type WriterOptions } from "./writer.ts";
+
+/** Options both backends accept. */
+export interface CommonStoreOptions {
+  /** Postgres schema holding the store's tables (default "threadline") */
+  schema?: string;
+  writer?: WriterOptions;
+  /** retries of transient errors, for the writer and single statements */
+  retry?: RetryOptions;
+  /** background failures (the doorbell connection); the store keeps going after them */
+  onError?: (err: Error) => void;
+}
+
+export interface DoorbellHandlers {
+  onPayload: (payload: string) => void;
+  onReconnect: () => void;
+}
+
+export interface StoreParts {
+  kind: EventStore["kind"];
+  db: Db;
+  schema: SchemaNames;
+  listener: (handlers: DoorbellHandlers) => DoorbellListener;
+  writer?: WriterOptions;
+  retry?: RetryOptions;
+}
+
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 500;
+const FOREIGN_KEY_VIOLATION = "23503";
+
+export function createEventStore(parts: StoreParts): EventStore {
+  const { db, schema } = parts;
+  const s = schema.ident;
+  const instanceId = randomUUID();
+  const hub = new WakeHub();
+  const retry = <T>(fn: () => Promise<T>) => withRetry(fn, parts.retry);
+  let closed = false;
+
+  const listener = parts.listener({
+    onPayload(payload) {
+      const ring = decodeDoorbell(payload);
+      if (ring.from === instanceId) return; // this process woke its followers at commit
+      if (ring.threads === "*") hub.wakeAll();
+      else hub.wake(ring.threads);
+    },
+    onReconnect: () => hub.wakeAll(),
+  });
+
+  const writer = createWriter(
+    {
+      db,
+      s,
+      beforeCommit: (tx, threadIds) => ringDoorbell(tx, schema.channel, encodeDoorbell(instanceId, threadIds)),
+      afterCommit: (threadIds) => hub.wake(threadIds),
+    },
+    { ...parts.writer, retry: parts.writer?.retry ?? parts.retry },
+  );
+
+  const read = (threadId: string, after: number, limit: number | null) =>
+    retry(() => readEvents(db, s, threadId, after, limit));
+
+  return {
+    kind: parts.kind,
+
+    migrate: () => migrate(db, schema),
+
+    async ensureThread(threadId, agentId) {
+      for (;;) {
+        const created = await retry(() => insertThread(db, s, threadId, agentId));
+        if (created) return { thread: created, created: true };
+        const thread = await retry(() => selectThread(db, s, threadId));
+        if (thread) return { thread, created: false };
+        // deleted between the two statements: try again
+      }
+    },
+
+    append: (threadId, events) => writer.append(threadId, events),
+
+    read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),
+
+    follow: (threadId, after, signal) =>
+      follow(
+        {
+          hub,
+          read: (id, cursor, limit) => read(id, cursor, limit),
+          listening: (sig) => listener.listening(sig),
+          closed: () => closed,
+        },
+        threadId,
+        after,
+        signal,
+      ),
+
+    getThread: (threadId) => retry(() => selectThread(db, s, threadId)),
+
+    async listThreads(filter = {}) {
+      const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(filter.limit ?? DEFAULT_PAGE)));
+      const before = filter.before ? decodeCursor(filter.before) : null;
+      const page = await retry(() =>
+        selectThreadPage(db, s, {
+          agentId: filter.agentId ?? null,
+          status: filter.status ?? null,
+          before,
+          limit: limit + 1,
+        }),
+      );
+      const more = page.threads.length > limit;
+      return {
+        threads: page.threads.slice(0, limit),
+        next: more ? encodeCursor(page.keys[limit - 1]!) : null,
+      };
+    },
+
+    // Not retried: a retry after a delete whose reply was lost would answer false.
+    deleteThread: (threadId) => deleteThread(db, s, threadId),
+
+    getRun: (runId) => retry(() => selectRun(db, s, runId)),
+
+    async enqueueRun(threadId, runId, input) {
+      try {
+        await retry(() => insertQueuedRun(db, s, threadId, runId, input));
+      } catch (err) {
+        if (sqlStateOf(err) === FOREIGN_KEY_VIOLATION) throw new ThreadNotFoundError(threadId, { cause: err });
+        throw err;
+      }
+    },
+
+    nextQueuedRun: (threadId) => retry(() => selectNextQueuedRun(db, s, threadId)),
+
+    acquireLease: (threadId, owner, ttlMs) => retry(() => acquireLease(db, s, threadId, owner, ttlMs)),
+    heartbeat: (owner, threadIds, ttlMs) =>
+      threadIds.length === 0 ? Promise.resolve([]) : retry(() => heartbeatLeases(db, s, owner, threadIds, ttlMs)),
+    releaseLease: (threadId, owner) => retry(() => releaseLease(db, s, threadId, owner)),
+    claimExpired: (owner, ttlMs, limit) => retry(() => claimExpiredLeases(db, s, owner, ttlMs, limit)),
+
+    compact: (olderThanMs) => retry(() => deleteStreamEvents(db, s, olderThanMs, STREAM_EVENT_TYPES)),
+
+    ping: () => assertMigrated(db, schema),
+
+    async close() {
+      if (closed) return;
+      await writer.close();
+      closed = true;
+      hub.wakeAll(); // followers see `closed` and end
+      await listener.close();
+      await db.close();
+    },
+  };
+}
+
+/** The opaque page cursor: base64url of [updated_at in µs, thread id]. */
+function encodeCursor(key: ThreadKey): string {
+  return Buffer.from(JSON.stringify([key.updatedAtUs, key.threadId])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): ThreadKey {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Array.isArray(value) && value.length === 2) {
+      const [us, threadId] = value as unknown[];
+      if (typeof us === "string" && /^-?\d{1,19}$/.test(us) && typeof threadId === "string") {
+        return { updatedAtUs: us, threadId };
+      }
+    }
+  } catch {
+    // fall through
+  }
+  throw new InvalidCursorError(cursor);
+}

@@ -1,0 +1,172 @@
+/**
+ * The group-commit writer. append() queues its events and waits; a flush takes what is queued
+ * (every `flushIntervalMs`, or at once when `flushAtEvents` are waiting) and writes it in ONE
+ * transaction with ONE multi-row INSERT (sql/events.ts appendBatch), whatever the number of
+ * threads. One flush runs at a time; appends that arrive meanwhile form the next batch, which
+ * takes all of them (up to `maxFlushEvents`).
+ *
+ * An append resolves once its batch committed, or rejects: ThreadNotFoundError for a thread that
+ * does not exist (the rest of the batch is written), AppendError with the database error as
+ * `cause` otherwise. Transient errors are retried with backoff first. When a batch fails on its
+ * data (one append carrying, say, a \u0000 that jsonb refuses), its appends are written one by
+ * one, so that one bad append does not fail the others.
+ */
+import { runIdOf, type StoredEvent, type WorkflowEvent } from "../../protocol/events.ts";
+import { planBatch, type PendingAppend } from "./batch.ts";
+import type { Db, Tx } from "./db.ts";
+import { AppendError, StoreClosedError, ThreadNotFoundError } from "./errors.ts";
+import { isTransientError, sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
+import { appendBatch, type AppendedThread } from "./sql/events.ts";
+
+export interface WriterOptions {
+  /** how long the first queued append waits for others to join its batch (default 5 ms) */
+  flushIntervalMs?: number;
+  /** queued events that trigger a flush at once, before the interval is up (default 256) */
+  flushAtEvents?: number;
+  /**
+   * Cap on the events of one flush (default 2048). A flush takes everything queued up to it:
+   * under a backlog, batches grow, which spreads the fixed cost of a commit (BEGIN, NOTIFY,
+   * COMMIT and its fsync: about 4 ms here, as much as 350 rows) over more events.
+   */
+  maxFlushEvents?: number;
+  retry?: RetryOptions;
+  /** observes every committed or failed flush (metrics); must not throw */
+  onFlush?: (flush: FlushInfo) => void;
+}
+
+export interface FlushInfo {
+  appends: number;
+  events: number;
+  threads: number;
+  /** time from BEGIN to COMMIT (retries included) */
+  ms: number;
+  ok: boolean;
+}
+
+export interface WriterDeps {
+  db: Db;
+  /** quoted schema identifier */
+  s: string;
+  /** runs inside the flush transaction after the INSERT, with the threads written (the doorbell) */
+  beforeCommit?: (tx: Tx, threadIds: string[]) => Promise<void>;
+  /** runs after commit, with the threads written (wakes this process's followers) */
+  afterCommit: (threadIds: string[]) => void;
+}
+
+interface QueuedAppend extends PendingAppend {
+  events: WorkflowEvent[];
+  resolve: (events: StoredEvent[]) => void;
+  reject: (err: Error) => void;
+}
+
+export interface Writer {
+  append(threadId: string, events: WorkflowEvent[]): Promise<StoredEvent[]>;
+  /** flushes what is queued, then refuses further appends */
+  close(): Promise<void>;
+}
+
+export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer {
+  const interval = opts.flushIntervalMs ?? 5;
+  const flushAt = opts.flushAtEvents ?? 256;
+  const maxFlush = Math.max(flushAt, opts.maxFlushEvents ?? 2048);
+  const queue: QueuedAppend[] = [];
+  let queuedEvents = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> | undefined;
+  let closed = false;
+
+  function kick(): void {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    // A running flush loops until the queue is empty: it takes these appends too.
+    if (flushing) return;
+    flushing = drain().finally(() => {
+      flushing = undefined;
+      if (queue.length > 0) kick();
+    });
+  }
+
+  async function drain(): Promise<void> {
+    while (queue.length > 0) await flush(takeBatch());
+  }
+
+  /** Whole appends, in queue order, up to maxFlush events (at least one append). */
+  function takeBatch(): QueuedAppend[] {
+    let n = 0;
+    let i = 0;
+    while (i < queue.length && (i === 0 || n + queue[i]!.events.length <= maxFlush)) n += queue[i++]!.events.length;
+    queuedEvents -= n;
+    return queue.splice(0, i);
+  }
+
+  async function flush(batch: QueuedAppend[]): Promise<void> {
+    const plan = planBatch(batch);
+    const started = performance.now();
+    const report = (ok: boolean) =>
+      opts.onFlush?.({
+        appends: batch.length,
+        events: plan.events.types.length,
+        threads: plan.threads.ids.length,
+        ms: performance.now() - started,
+        ok,
+      });
+    let written: AppendedThread[];
+    try {
+      written = await withRetry(
+        () =>
+          deps.db.transaction(async (tx) => {
+            const rows = await appendBatch(tx, deps.s, plan);
+            if (deps.beforeCommit && rows.length > 0) await deps.beforeCommit(tx, rows.map((r) => r.threadId));
+            return rows;
+          }),
+        opts.retry,
+      );
+    } catch (err) {
+      report(false);
+      if (batch.length > 1 && sqlStateOf(err) !== undefined && !isTransientError(err)) {
+        for (const one of batch) await flush([one]);
+        return;
+      }
+      for (const a of batch) a.reject(new AppendError(a.threadId, a.events.length, err));
+      return;
+    }
+    report(true);
+
+    const byThread = new Map(written.map((w) => [w.threadId, w]));
+    deps.afterCommit([...byThread.keys()]);
+    batch.forEach((a, i) => {
+      const w = byThread.get(a.threadId);
+      if (!w) return a.reject(new ThreadNotFoundError(a.threadId));
+      const first = w.base + plan.firstOffsets[i]!;
+      // An explicit literal, not `{ ...e, seq }`: V8's spread-and-extend took 2.5 µs per event
+      // here against 0.05 µs, which showed up as 10% of the writer's throughput.
+      a.resolve(
+        a.events.map(
+          (e, k) =>
+            ({ type: e.type, data: e.data, threadId: a.threadId, seq: first + k, runId: runIdOf(e), at: w.at }) as StoredEvent,
+        ),
+      );
+    });
+  }
+
+  return {
+    append(threadId, events) {
+      if (closed) return Promise.reject(new StoreClosedError());
+      if (events.length === 0) return Promise.resolve([]);
+      return new Promise<StoredEvent[]>((resolve, reject) => {
+        queue.push({ threadId, events, resolve, reject });
+        queuedEvents += events.length;
+        if (queuedEvents >= flushAt) kick();
+        else timer ??= setTimeout(kick, interval);
+      });
+    },
+
+    async close() {
+      closed = true;
+      if (queue.length > 0) kick();
+      while (flushing) await flushing;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
