@@ -70,7 +70,13 @@ export function poolDb(pool: pg.Pool): Db {
     async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       // A client whose connection broke must not go back to the pool: release(err) destroys it.
+      // While checked out, the pool no longer listens to the client's errors: without this
+      // listener, a connection dropped mid-transaction would crash the process.
       let broken: Error | undefined;
+      const onError = (err: Error) => {
+        broken = err;
+      };
+      client.on("error", onError);
       const tx: Tx = {
         ...clientQueryable(client),
         async exec(script) {
@@ -83,9 +89,11 @@ export function poolDb(pool: pg.Pool): Db {
         try {
           await client.query("commit");
         } catch (err) {
-          // The server answered (a SQLSTATE): the transaction is rolled back, the error is real.
-          // No answer: the connection broke with COMMIT in flight and nobody knows the outcome.
-          if (sqlStateOf(err) !== undefined) throw err;
+          // The server refused the commit (serialization failure, deferred constraint): the
+          // transaction is rolled back and the error is what it says. No answer, or the session
+          // ending (class 08, 57P0x): COMMIT was in flight and nobody knows the outcome.
+          const code = sqlStateOf(err);
+          if (code !== undefined && !code.startsWith("08") && !code.startsWith("57P")) throw err;
           broken = coerceError(err);
           throw new CommitOutcomeUnknownError(err);
         }
@@ -99,6 +107,7 @@ export function poolDb(pool: pg.Pool): Db {
         throw err;
       } finally {
         client.release(broken);
+        client.off("error", onError);
       }
     },
 

@@ -1,0 +1,150 @@
+/** Contract, part 2: threads (list, delete), runs (queue), leases, compaction. */
+import { describe, expect, it } from "vitest";
+import { InvalidCursorError, ThreadNotFoundError } from "../../server/store/errors.ts";
+import type { EventStore, ThreadRow } from "../../server/store/types.ts";
+import type { ContractContext } from "./contract.ts";
+import { ev, randomId, range } from "./fixtures.ts";
+
+export function threadsContract(ctx: ContractContext): void {
+  async function newThread(store: EventStore = ctx.store(), agentId = "agent") {
+    const threadId = randomId("t");
+    await store.ensureThread(threadId, agentId);
+    return threadId;
+  }
+
+  describe("threads", () => {
+    it("lists newest-updated first, filtered by agent and status, page by page", async () => {
+      const { store } = await ctx.freshPair();
+      const alpha = [];
+      for (let i = 0; i < 5; i++) alpha.push(await newThread(store, "alpha"));
+      const beta = await newThread(store, "beta");
+      // touch in a known order: alpha[2] last, so it comes first
+      for (const i of [0, 1, 3, 4, 2]) await store.append(alpha[i]!, [ev.userMessage(`touch ${i}`)]);
+      await store.append(alpha[4]!, [ev.runAccepted(randomId("run"))]);
+      await store.append(alpha[4]!, [ev.completed("x")]);
+
+      const ids: string[] = [];
+      let before: string | undefined;
+      for (;;) {
+        const page = await store.listThreads({ agentId: "alpha", limit: 2, before });
+        expect(page.threads.length).toBeLessThanOrEqual(2);
+        ids.push(...page.threads.map((t) => t.threadId));
+        if (!page.next) break;
+        before = page.next;
+      }
+      expect(ids).toEqual([alpha[4], alpha[2], alpha[3], alpha[1], alpha[0]]);
+
+      const completed = await store.listThreads({ status: "COMPLETED" });
+      expect(completed).toEqual({ threads: [expect.objectContaining({ threadId: alpha[4], status: "COMPLETED" })], next: null });
+      expect((await store.listThreads({ agentId: "beta" })).threads.map((t) => t.threadId)).toEqual([beta]);
+      await expect(store.listThreads({ before: "not-a-cursor" })).rejects.toBeInstanceOf(InvalidCursorError);
+    });
+
+    it("deletes a thread with its events and runs", async () => {
+      const store = ctx.store();
+      const threadId = await newThread();
+      const runId = randomId("run");
+      await store.append(threadId, [ev.runAccepted(runId), ev.delta(runId, "x")]);
+      expect(await store.deleteThread(threadId)).toBe(true);
+      expect(await store.deleteThread(threadId)).toBe(false);
+      expect(await store.getThread(threadId)).toBeNull();
+      expect(await store.getRun(runId)).toBeNull();
+      expect(await store.read(threadId)).toEqual([]);
+      await expect(store.append(threadId, [ev.delta(runId, "y")])).rejects.toBeInstanceOf(ThreadNotFoundError);
+    });
+  });
+
+  describe("runs", () => {
+    it("queues runs and hands out the oldest; accepting one keeps its input", async () => {
+      const store = ctx.store();
+      const threadId = await newThread();
+      const [r2, r3] = [randomId("run"), randomId("run")];
+      const input = { threadId, runId: r2, messages: [{ id: "m", role: "user", content: "next" }] };
+      expect(await store.nextQueuedRun(threadId)).toBeNull();
+      await store.enqueueRun(threadId, r2, input);
+      await store.enqueueRun(threadId, r3, { runId: r3 });
+      await store.enqueueRun(threadId, r2, { ignored: true }); // a retried enqueue changes nothing
+      expect(await store.nextQueuedRun(threadId)).toMatchObject({ runId: r2, threadId, status: "queued", input });
+
+      await store.append(threadId, [ev.runAccepted(r2)]);
+      expect(await store.getRun(r2)).toMatchObject({ status: "running", input });
+      expect((await store.nextQueuedRun(threadId))?.runId).toBe(r3);
+      await expect(store.enqueueRun("no-such-thread", randomId("run"), {})).rejects.toBeInstanceOf(ThreadNotFoundError);
+    });
+  });
+
+  describe("leases", () => {
+    it("acquire, conflict, heartbeat, release", async () => {
+      const [a, b] = [ctx.store(), ctx.peer()];
+      const threadId = await newThread();
+      expect(await a.acquireLease(threadId, "A", 60_000)).toBe(true);
+      expect(await b.acquireLease(threadId, "B", 60_000)).toBe(false);
+      expect(await a.acquireLease(threadId, "A", 60_000)).toBe(true); // the holder may renew
+      const held = await a.getThread(threadId);
+      expect(held).toMatchObject({ leaseOwner: "A" });
+      expect(held!.leaseExpiresAt).toBeGreaterThan(held!.updatedAt + 50_000);
+
+      expect(await a.heartbeat("A", [threadId, "no-such-thread"], 60_000)).toEqual([threadId]);
+      expect(await b.heartbeat("B", [threadId], 60_000)).toEqual([]);
+      await b.releaseLease(threadId, "B"); // not B's: no effect
+      expect(await b.acquireLease(threadId, "B", 60_000)).toBe(false);
+      await a.releaseLease(threadId, "A");
+      expect(await a.getThread(threadId)).toMatchObject({ leaseOwner: null, leaseExpiresAt: null });
+      expect(await b.acquireLease(threadId, "B", 60_000)).toBe(true);
+    });
+
+    it("an expired lease can be taken over, and its old holder's heartbeat then fails", async () => {
+      const [a, b] = [ctx.store(), ctx.peer()];
+      const threadId = await newThread();
+      expect(await a.acquireLease(threadId, "A", 0)).toBe(true); // expires at once (database clock)
+      expect(await b.acquireLease(threadId, "B", 60_000)).toBe(true);
+      expect(await a.heartbeat("A", [threadId], 60_000)).toEqual([]);
+      expect((await a.getThread(threadId))?.leaseOwner).toBe("B");
+    });
+
+    it("claimExpired hands each orphaned active thread to exactly one claimer", async () => {
+      const { store, peer } = await ctx.freshPair();
+      const orphans: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const threadId = await newThread(store);
+        await store.append(threadId, [ev.runAccepted(randomId("run")), ...(i % 2 ? [ev.started("x")] : [])]);
+        if (i % 3 === 0) await store.acquireLease(threadId, "dead", 0);
+        orphans.push(threadId);
+      }
+      const idle = await newThread(store); // PENDING without a run: nothing to recover
+      const done = await newThread(store);
+      await store.append(done, [ev.runAccepted(randomId("run")), ev.completed("x")]);
+      const alive = await newThread(store);
+      await store.append(alive, [ev.runAccepted(randomId("run"))]);
+      await store.acquireLease(alive, "alive", 60_000);
+
+      const [mine, theirs] = await Promise.all([store.claimExpired("A", 60_000, 8), peer.claimExpired("B", 60_000, 8)]);
+      const ids = (rows: ThreadRow[]) => rows.map((t) => t.threadId);
+      expect(new Set(ids(mine)).size + new Set(ids(theirs)).size).toBe(12);
+      expect([...ids(mine), ...ids(theirs)].sort()).toEqual([...orphans].sort());
+      expect(ids([...mine, ...theirs])).not.toContain(idle);
+      for (const t of mine) expect(t).toMatchObject({ leaseOwner: "A" });
+      for (const t of theirs) expect(t).toMatchObject({ leaseOwner: "B" });
+      expect(await store.claimExpired("C", 60_000, 100)).toEqual([]);
+    });
+  });
+
+  describe("compaction", () => {
+    it("deletes stream events of ended runs older than the cut-off, nothing else", async () => {
+      const { store } = await ctx.freshPair();
+      const threadId = await newThread(store);
+      const [ended, running] = [randomId("run"), randomId("run")];
+      const stream = (runId: string) => [ev.textStarted(runId), ev.delta(runId, "a"), ev.delta(runId, "b"), ev.textEnded(runId)];
+      await store.append(threadId, [ev.runAccepted(ended), ev.started(ended), ...stream(ended), ev.completed(ended)]);
+      await store.append(threadId, [ev.runAccepted(running), ev.started(running), ...stream(running)]);
+
+      expect(await store.compact(60_000)).toBe(0); // ended just now: kept
+      expect(await store.compact(0)).toBe(4);
+      const left = await store.read(threadId);
+      expect(left.filter((e) => e.runId === ended).map((e) => e.type)).toEqual(["run.accepted", "workflow.started", "workflow.completed"]);
+      expect(left.filter((e) => e.runId === running)).toHaveLength(6);
+      expect(left.map((e) => e.seq)).toEqual([1, 2, 7, ...range(8, 13)]);
+      expect(await store.compact(0)).toBe(0);
+    });
+  });
+}

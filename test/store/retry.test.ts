@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { CommitOutcomeUnknownError } from "../../server/store/errors.ts";
+import { isTransientError, withRetry } from "../../server/store/retry.ts";
+
+const pgError = (code: string) => Object.assign(new Error(`sqlstate ${code}`), { code });
+
+describe("retry", () => {
+  it("tells transient errors from the rest", () => {
+    expect(isTransientError(pgError("40001"))).toBe(true); // serialization_failure
+    expect(isTransientError(pgError("40P01"))).toBe(true); // deadlock_detected
+    expect(isTransientError(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }))).toBe(true);
+    expect(isTransientError(new Error("Connection terminated unexpectedly"))).toBe(true);
+    expect(isTransientError(new Error("wrapped", { cause: pgError("57P01") }))).toBe(true);
+    expect(isTransientError(pgError("23505"))).toBe(false); // unique_violation
+    expect(isTransientError(pgError("22P05"))).toBe(false); // untranslatable_character
+    expect(isTransientError(new CommitOutcomeUnknownError(new Error("Connection terminated")))).toBe(false);
+  });
+
+  it("retries transient failures, and only those", async () => {
+    let calls = 0;
+    const flaky = () => (++calls < 3 ? Promise.reject(pgError("40P01")) : Promise.resolve("ok"));
+    await expect(withRetry(flaky, { baseDelayMs: 1 })).resolves.toBe("ok");
+    expect(calls).toBe(3);
+
+    calls = 0;
+    const broken = () => (++calls, Promise.reject(pgError("23505")));
+    await expect(withRetry(broken, { baseDelayMs: 1 })).rejects.toMatchObject({ code: "23505" });
+    expect(calls).toBe(1);
+
+    calls = 0;
+    const down = () => (++calls, Promise.reject(pgError("57P03")));
+    await expect(withRetry(down, { attempts: 4, baseDelayMs: 1 })).rejects.toMatchObject({ code: "57P03" });
+    expect(calls).toBe(4);
+  });
+});
