@@ -228,16 +228,20 @@ export class Engine {
     }
   }
 
+  /** Called holding the lease of a CANCELLING thread that nobody executes. */
   async #settleCancelled(threadId: string): Promise<void> {
+    let settled = false;
     try {
       const thread = await this.#store.getThread(threadId);
       if (thread?.status === "CANCELLING" && thread.activeRunId) {
+        // Its commit frees the lease; releasing afterwards could strip a run started since.
         await this.#store.append(threadId, [
           { type: "workflow.cancelled", data: { runId: thread.activeRunId, reason: "cancelled by the user" } },
         ]);
+        settled = true;
       }
     } finally {
-      await this.#store.releaseLease(threadId, this.instanceId);
+      if (!settled) await this.#store.releaseLease(threadId, this.instanceId);
     }
     void this.#drainQueue(threadId);
   }
@@ -262,7 +266,7 @@ export class Engine {
             data: { runId, error: { code: "AGENT_NOT_FOUND", message: `Agent "${row.agentId}" is not hosted here any more.` } },
           },
         ]);
-        return await this.#store.releaseLease(threadId, this.instanceId);
+        return; // the failure's commit freed the lease
       }
       const started = events.some((e) => e.type === "workflow.started" && e.data.runId === runId);
       const resumed: WorkflowEvent = started

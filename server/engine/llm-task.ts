@@ -124,6 +124,20 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
     }
   } catch (err) {
     const reason = ctx.abortReason();
+    // Lease lost or shutdown: the run resumes elsewhere and asks the model again; nothing is kept.
+    if (reason === "lease_lost" || reason === "shutdown") throw new RunAborted(reason);
+    // Cancelled or failed mid-answer: the text clients already saw stays in the conversation, so a
+    // reload shows the partial message that a client watching live ended with.
+    closeReasoning();
+    if (textOpen) writer.emit({ type: "text.ended", data: { runId, messageId } });
+    if (reasoning) {
+      const r: ReasoningMessage = { id: reasoning.id, role: "reasoning", content: reasoning.content };
+      writer.emit({ type: "message.appended", data: { runId, source: "agent", message: r } });
+    }
+    if (text !== "") {
+      const partial: AssistantMessage = { id: messageId, role: "assistant", content: text };
+      writer.emit({ type: "message.appended", data: { runId, source: "agent", message: partial } });
+    }
     if (reason) throw new RunAborted(reason);
     const code = err instanceof LlmError ? err.code : "LLM_ERROR";
     const message = err instanceof Error ? err.message : String(err);
@@ -147,7 +161,9 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
     type: "function",
     function: { name: c.name, arguments: c.args },
   }));
-  const assistant: AssistantMessage = { id: messageId, role: "assistant", content: text };
+  // No text beside tool calls: no `content`, as every client that watched the stream built it
+  // (TOOL_CALL_START creates the message without one), so a reload shows the same message.
+  const assistant: AssistantMessage = { id: messageId, role: "assistant", ...((text !== "" || toolCalls.length === 0) && { content: text }) };
   if (toolCalls.length > 0) assistant.toolCalls = toolCalls;
   added.push(assistant);
   for (const message of added) {

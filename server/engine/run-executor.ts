@@ -158,7 +158,7 @@ export class RunExecutor {
       log.error({ err }, "could not record the end of the run; recovery will settle it");
       return;
     }
-    await store.releaseLease(threadId, owner).catch((err: unknown) => log.warn({ err }, "lease release failed"));
+    // The terminal event's commit freed the lease (store: a settling batch clears it).
     await this.deps.onSettled(threadId);
   }
 

@@ -79,7 +79,8 @@ export function threadsContract(ctx: ContractContext): void {
       const threadId = await newThread();
       expect(await a.acquireLease(threadId, "A", 60_000)).toBe(true);
       expect(await b.acquireLease(threadId, "B", 60_000)).toBe(false);
-      expect(await a.acquireLease(threadId, "A", 60_000)).toBe(true); // the holder may renew
+      // The thread is PENDING (active): a second start by the holder must find it busy.
+      expect(await a.acquireLease(threadId, "A", 60_000)).toBe(false);
       const held = await a.getThread(threadId);
       expect(held).toMatchObject({ leaseOwner: "A" });
       expect(held!.leaseExpiresAt).toBeGreaterThan(held!.updatedAt + 50_000);
@@ -90,6 +91,20 @@ export function threadsContract(ctx: ContractContext): void {
       expect(await b.acquireLease(threadId, "B", 60_000)).toBe(false);
       await a.releaseLease(threadId, "A");
       expect(await a.getThread(threadId)).toMatchObject({ leaseOwner: null, leaseExpiresAt: null });
+      expect(await b.acquireLease(threadId, "B", 60_000)).toBe(true);
+    });
+
+    it("a batch that settles the thread frees its lease in the same commit", async () => {
+      const [a, b] = [ctx.store(), ctx.peer()];
+      const threadId = await newThread();
+      expect(await a.acquireLease(threadId, "A", 60_000)).toBe(true);
+      await a.append(threadId, [ev.runAccepted("r1"), ev.started("r1")]);
+      expect(await a.getThread(threadId)).toMatchObject({ status: "RUNNING", leaseOwner: "A" });
+      expect(await b.acquireLease(threadId, "B", 60_000)).toBe(false);
+      await a.append(threadId, [ev.suspended("r1")]);
+      expect(await a.getThread(threadId)).toMatchObject({ status: "WAITING", leaseOwner: null, leaseExpiresAt: null });
+      expect(await b.acquireLease(threadId, "B", 60_000)).toBe(true);
+      // On a settled thread the holder may take it again (a follow-up run on the same instance).
       expect(await b.acquireLease(threadId, "B", 60_000)).toBe(true);
     });
 

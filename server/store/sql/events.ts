@@ -16,7 +16,8 @@ export interface AppendedThread {
  * - `locked` takes the thread rows' locks in thread_id order, so that two writers whose batches
  *   share threads cannot deadlock;
  * - `bumped` allocates the sequence numbers (last_seq += n) and sets the status and active run
- *   the batch leaves each thread in; it returns nothing for a thread that does not exist;
+ *   the batch leaves each thread in (and frees the lease when that status is settled); it
+ *   returns nothing for a thread that does not exist;
  * - `inserted` is the multi-row INSERT of the events, seq = base + offset;
  * - `upserted` records the runs' lifecycle. A queued run keeps the input it was queued with.
  * Event data travels as text[] and is cast per row: a jsonb[] parameter measured 25% slower
@@ -38,6 +39,10 @@ export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Pr
        set last_seq = t.last_seq + c.n,
            status = coalesce(c.status, t.status),
            active_run_id = case when c.touch_active then c.active_run_id else t.active_run_id end,
+           -- A batch that settles the thread ends the run its lease guarded: the lease is freed
+           -- in the same commit, so no separate release can race the next run's acquire.
+           lease_owner = case when c.status in ('WAITING', 'COMPLETED', 'FAILED', 'CANCELLED') then null else t.lease_owner end,
+           lease_expires_at = case when c.status in ('WAITING', 'COMPLETED', 'FAILED', 'CANCELLED') then null else t.lease_expires_at end,
            updated_at = now()
        from locked l
        join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[])

@@ -7,14 +7,21 @@ import type { Queryable } from "../db.ts";
 import type { ThreadRow } from "../types.ts";
 import { threadFromRow, type ThreadDbRow } from "./threads.ts";
 
-/** Takes the lease when it is free, expired, or already this owner's (then extends it). */
+/**
+ * Takes the lease when it is free or expired, or when this owner holds it on a settled thread.
+ * Never while this owner executes a run there (status PENDING/RUNNING/CANCELLING): a second
+ * start on the same instance must see the thread as busy, not re-enter its own lease (and a
+ * later release by that second caller would strip the running run of it).
+ */
 export async function acquireLease(db: Queryable, s: string, threadId: string, owner: string, ttlMs: number): Promise<boolean> {
   const { rowCount } = await db.query(
     `update ${s}.threads
      set lease_owner = $2::text,
          lease_expires_at = now() + $3::float8 * interval '1 millisecond'
      where thread_id = $1::text
-       and (lease_owner is null or lease_owner = $2::text or lease_expires_at <= now())`,
+       and (lease_owner is null
+            or lease_expires_at <= now()
+            or (lease_owner = $2::text and status not in ('PENDING', 'RUNNING', 'CANCELLING')))`,
     [threadId, owner, ttlMs],
   );
   return rowCount === 1;
