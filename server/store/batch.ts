@@ -24,6 +24,12 @@ export interface BatchPlan {
     /** whether the batch sets or clears the active run; when true, activeRunIds holds the value */
     touchActive: boolean[];
     activeRunIds: (string | null)[];
+    /**
+     * Whether the status is a cancel's that the database must check against the row: a cancel
+     * with no earlier status event in the batch moves the thread only if its run is still
+     * active there (sql/events.ts). With one, the rule is applied here.
+     */
+    cancelGuards: boolean[];
   };
   /** one entry per event, in queue order; seq = the thread's base + offset */
   events: {
@@ -86,6 +92,14 @@ interface ThreadAcc {
   status: ThreadStatus | null;
   touchActive: boolean;
   activeRunId: string | null;
+  cancelGuard: boolean;
+}
+
+/** A cancel moves a thread only while a run is live there; after the run's end it is a no-op. */
+export function cancelApplies(cancelStatus: ThreadStatus, current: ThreadStatus): boolean {
+  if (cancelStatus === "CANCELLING") return current === "PENDING" || current === "RUNNING";
+  if (cancelStatus === "CANCELLED") return current === "PENDING" || current === "RUNNING" || current === "CANCELLING";
+  return true;
 }
 
 interface RunAcc {
@@ -102,7 +116,7 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
 
   for (const { threadId, events: list } of appends) {
     let t = threads.get(threadId);
-    if (!t) threads.set(threadId, (t = { count: 0, status: null, touchActive: false, activeRunId: null }));
+    if (!t) threads.set(threadId, (t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false }));
     firstOffsets.push(t.count + 1);
     for (const e of list) {
       const runId = runIdOf(e);
@@ -113,8 +127,20 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
       events.types.push(e.type);
       events.data.push(JSON.stringify(e.data));
 
-      t.status = statusAfter(e) ?? t.status;
-      const active = activeRunAfter(e);
+      const next = statusAfter(e);
+      const isCancel = e.type === "workflow.cancelling" || e.type === "workflow.cancelled";
+      let ignored = false;
+      if (next && isCancel && t.status === null) {
+        t.status = next;
+        t.cancelGuard = true;
+      } else if (next && isCancel) {
+        ignored = !cancelApplies(next, t.status!);
+        if (!ignored) t.status = next;
+      } else if (next) {
+        t.status = next;
+        t.cancelGuard = false;
+      }
+      const active = ignored ? undefined : activeRunAfter(e);
       if (active) {
         t.touchActive = true;
         t.activeRunId = active === "set" ? runId : null;
@@ -138,6 +164,7 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
       statuses: accs.map((t) => t.status),
       touchActive: accs.map((t) => t.touchActive),
       activeRunIds: accs.map((t) => t.activeRunId),
+      cancelGuards: accs.map((t) => t.cancelGuard),
     },
     events,
     runs: {

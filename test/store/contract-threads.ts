@@ -108,6 +108,21 @@ export function threadsContract(ctx: ContractContext): void {
       expect(await b.acquireLease(threadId, "B", 60_000)).toBe(true);
     });
 
+    it("a cancel that arrives after the run ended changes no status (no CANCELLING forever)", async () => {
+      const store = ctx.store();
+      const threadId = await newThread();
+      await store.append(threadId, [ev.runAccepted("r1"), ev.started("r1"), ev.suspended("r1")]);
+      await store.append(threadId, [{ type: "workflow.cancelling", data: { runId: "r1" } }]);
+      expect(await store.getThread(threadId)).toMatchObject({ status: "WAITING", activeRunId: null });
+      await store.append(threadId, [{ type: "workflow.cancelled", data: { runId: "r1" } }]);
+      expect(await store.getThread(threadId)).toMatchObject({ status: "WAITING", activeRunId: null });
+      // While the run is active, the same events do move it.
+      await store.append(threadId, [ev.runAccepted("r2"), ev.started("r2"), { type: "workflow.cancelling", data: { runId: "r2" } }]);
+      expect(await store.getThread(threadId)).toMatchObject({ status: "CANCELLING", activeRunId: "r2" });
+      await store.append(threadId, [{ type: "workflow.cancelled", data: { runId: "r2" } }]);
+      expect(await store.getThread(threadId)).toMatchObject({ status: "CANCELLED", activeRunId: null });
+    });
+
     it("an expired lease can be taken over, and its old holder's heartbeat then fails", async () => {
       const [a, b] = [ctx.store(), ctx.peer()];
       const threadId = await newThread();

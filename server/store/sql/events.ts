@@ -24,6 +24,17 @@ export interface AppendedThread {
  * (its array literal is parsed, then every element again).
  * Run it inside the flush transaction: the locks are held until its COMMIT.
  */
+/**
+ * The status a batch leaves a thread in is its last status-moving event's, except that a cancel
+ * arriving after the run already ended changes nothing. Cancel comes from any instance and may
+ * cross the run's own end in flight; letting it win would leave a thread CANCELLING with no run
+ * to finish it: the "Cancelling..." forever this server exists to prevent. `t` is the row as
+ * locked (its newest version), so the check sees what the run's executor committed.
+ */
+const ignoredCancel = `(c.cancel_guard and (c.status = 'CANCELLING' and t.status not in ('PENDING', 'RUNNING')
+  or c.status = 'CANCELLED' and t.status not in ('PENDING', 'RUNNING', 'CANCELLING')))`;
+const settles = `(c.status in ('WAITING', 'COMPLETED', 'FAILED', 'CANCELLED') and not ${ignoredCancel})`;
+
 export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Promise<AppendedThread[]> {
   const { threads: t, events: e, runs: r } = plan;
   const { rows } = await db.query<{ thread_id: string; base: unknown; at: unknown }>(
@@ -37,16 +48,16 @@ export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Pr
      bumped as (
        update ${s}.threads t
        set last_seq = t.last_seq + c.n,
-           status = coalesce(c.status, t.status),
-           active_run_id = case when c.touch_active then c.active_run_id else t.active_run_id end,
+           status = case when c.status is null or ${ignoredCancel} then t.status else c.status end,
+           active_run_id = case when c.touch_active and not ${ignoredCancel} then c.active_run_id else t.active_run_id end,
            -- A batch that settles the thread ends the run its lease guarded: the lease is freed
            -- in the same commit, so no separate release can race the next run's acquire.
-           lease_owner = case when c.status in ('WAITING', 'COMPLETED', 'FAILED', 'CANCELLED') then null else t.lease_owner end,
-           lease_expires_at = case when c.status in ('WAITING', 'COMPLETED', 'FAILED', 'CANCELLED') then null else t.lease_expires_at end,
+           lease_owner = case when ${settles} then null else t.lease_owner end,
+           lease_expires_at = case when ${settles} then null else t.lease_expires_at end,
            updated_at = now()
        from locked l
-       join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[])
-         as c(thread_id, n, status, touch_active, active_run_id) using (thread_id)
+       join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[], $15::boolean[])
+         as c(thread_id, n, status, touch_active, active_run_id, cancel_guard) using (thread_id)
        where t.thread_id = l.thread_id
        returning t.thread_id, t.last_seq - c.n as base
      ),
@@ -72,6 +83,7 @@ export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Pr
       t.ids, t.counts, t.statuses, t.touchActive, t.activeRunIds,
       e.threadIds, e.offsets, e.runIds, e.types, e.data,
       r.ids, r.threadIds, r.statuses, r.inputs,
+      t.cancelGuards,
     ],
   );
   return rows.map((row) => ({ threadId: row.thread_id, base: toNum(row.base), at: toMs(row.at) }));
