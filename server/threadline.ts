@@ -49,7 +49,15 @@ export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Th
   const metrics = createMetrics();
   const closers: (() => Promise<void>)[] = [];
 
-  const store = opts.store ?? createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: config.DATABASE_SCHEMA });
+  const store =
+    opts.store ??
+    createStore({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      schema: config.DATABASE_SCHEMA,
+      writer: { onFlush: (f) => f.ok && metrics.appendBatch.observe(f.events) },
+      onError: (err) => logger.warn({ err }, "event store background error; it reconnects and goes on"),
+    });
   if (!opts.store) closers.push(() => store.close());
   await store.migrate();
   logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite under ${config.DATA_DIR}`);

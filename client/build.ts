@@ -1,0 +1,70 @@
+/**
+ * Builds the client app into client/dist when it is missing or older than its sources, so
+ * `npm start` (prestart) and the browser tests always serve a current build, and a second start
+ * costs nothing. `tsx client/build.ts` builds if stale; `--force` always builds.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CLIENT = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.dirname(CLIENT);
+const BUILT = path.join(CLIENT, "dist", "index.html");
+
+function newest(p: string): number {
+  if (!existsSync(p)) return 0;
+  const s = statSync(p);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(s.mtimeMs, ...readdirSync(p).map((f) => newest(path.join(p, f))));
+}
+
+export function clientBuildIsStale(): boolean {
+  if (!existsSync(BUILT)) return true;
+  const sources = [path.join(CLIENT, "src"), path.join(CLIENT, "index.html"), path.join(CLIENT, "vite.config.ts"), path.join(ROOT, "package-lock.json")];
+  return Math.max(...sources.map(newest)) > statSync(BUILT).mtimeMs;
+}
+
+/** One build at a time (parallel test workers share client/dist): a lock directory, taken atomically. */
+async function withBuildLock<T>(fn: () => Promise<T>): Promise<T> {
+  const lock = path.join(CLIENT, ".build-lock");
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // A lock older than the deadline is left over from a killed build: take it over.
+      if (Date.now() > deadline || Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 180_000) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+export async function ensureClientBuilt({ force = false, quiet = false } = {}): Promise<void> {
+  if (!force && !clientBuildIsStale()) return;
+  await withBuildLock(() => build(force, quiet));
+}
+
+async function build(force: boolean, quiet: boolean): Promise<void> {
+  if (!force && !clientBuildIsStale()) return; // another process built it while we waited
+  let vite: typeof import("vite");
+  try {
+    vite = await import("vite");
+  } catch {
+    console.warn("client/build: Vite is not installed (npm install without --omit=dev builds the app); serving the existing build, if any.");
+    return;
+  }
+  await vite.build({ configFile: path.join(CLIENT, "vite.config.ts"), logLevel: quiet ? "warn" : "info" });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  await ensureClientBuilt({ force: process.argv.includes("--force") });
+}

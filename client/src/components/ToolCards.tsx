@@ -1,0 +1,133 @@
+/**
+ * Tool cards in the chat: a weather card for get_weather, and a generic card (arguments,
+ * result, and a terminal view when the tool streamed output) for every other tool. A card's
+ * status is Running, Complete or Failed, and never Running once the thread is settled.
+ */
+import { useDefaultRenderTool, useRenderTool } from "@copilotkit/react-core/v2";
+import type { ReactNode } from "react";
+import { z } from "zod";
+import { useThreadChrome } from "../chrome-context.ts";
+import { cardStatus, type CardStatus } from "../status.ts";
+
+type RenderStatus = "inProgress" | "executing" | "complete";
+
+interface CardProps {
+  name: string;
+  toolCallId: string;
+  status: RenderStatus;
+  args: unknown;
+  result: string | undefined;
+}
+
+export function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function useCardStatus(toolCallId: string, status: RenderStatus): CardStatus {
+  const { detail, status: thread } = useThreadChrome();
+  return cardStatus(status, detail?.toolCalls[toolCallId], thread);
+}
+
+export function StatusChip({ status }: { status: CardStatus }) {
+  return (
+    <span className={`chip chip-${status.toLowerCase()}`} data-testid="tool-status">
+      {status === "Running" && <span className="dot-spin" aria-hidden />}
+      {status}
+    </span>
+  );
+}
+
+function Card({ name, toolCallId, status, title, children }: { name: string; toolCallId: string; status: CardStatus; title: ReactNode; children: ReactNode }) {
+  return (
+    <div className="tool-card" data-testid="tool-card" data-tool={name} data-tool-call-id={toolCallId} data-status={status}>
+      <div className="tool-card-head">
+        <span className="tool-card-title">{title}</span>
+        <StatusChip status={status} />
+      </div>
+      {children}
+    </div>
+  );
+}
+
+interface WeatherResult {
+  location?: string;
+  temperature?: number;
+  feelsLike?: number;
+  conditions?: string;
+  humidity?: number;
+  windSpeed?: number;
+}
+
+function WeatherCard({ name, toolCallId, status, args, result }: CardProps) {
+  const shown = useCardStatus(toolCallId, status);
+  const w = (parseJson(result) ?? {}) as WeatherResult;
+  const location = w.location ?? (args as { location?: string }).location ?? "…";
+  return (
+    <Card name={name} toolCallId={toolCallId} status={shown} title={<><span className="tool-icon">W</span> Weather · {location}</>}>
+      {typeof w.temperature === "number" ? (
+        <div className="weather" data-testid="weather-card">
+          <div className="weather-temp">{Math.round(w.temperature)}°C</div>
+          <div className="weather-meta">
+            <div className="weather-cond">{w.conditions}</div>
+            {typeof w.feelsLike === "number" && <div>Feels like {Math.round(w.feelsLike)}°C</div>}
+            {typeof w.humidity === "number" && <div>Humidity {w.humidity}%</div>}
+            {typeof w.windSpeed === "number" && <div>Wind {w.windSpeed} km/h</div>}
+          </div>
+        </div>
+      ) : (
+        <div className="muted" data-testid="weather-card">{shown === "Running" ? "Looking up the weather…" : String(result ?? "No result")}</div>
+      )}
+    </Card>
+  );
+}
+
+function GenericCard({ name, toolCallId, status, args, result }: CardProps) {
+  const shown = useCardStatus(toolCallId, status);
+  const { terminal } = useThreadChrome();
+  const output = terminal[toolCallId];
+  const parsed = parseJson(result);
+  return (
+    <Card name={name} toolCallId={toolCallId} status={shown} title={<><span className="tool-icon">fn</span> {name}</>}>
+      <details className="tool-io" open={shown !== "Complete"}>
+        <summary>Arguments</summary>
+        <pre data-testid="tool-args">{JSON.stringify(args, null, 2)}</pre>
+      </details>
+      {output !== undefined && (
+        <pre className="terminal" data-testid="terminal">
+          {output}
+        </pre>
+      )}
+      {result !== undefined && (
+        <details className="tool-io" open>
+          <summary>Result</summary>
+          <pre data-testid="tool-result">{typeof parsed === "string" ? parsed : JSON.stringify(parsed, null, 2)}</pre>
+        </details>
+      )}
+    </Card>
+  );
+}
+
+const WeatherArgs = z.object({ location: z.string() });
+
+/** Registers the renderers; call once inside the CopilotKit provider. */
+export function useToolCards(): void {
+  useRenderTool(
+    {
+      name: "get_weather",
+      parameters: WeatherArgs,
+      render: (p) => <WeatherCard name={p.name} toolCallId={p.toolCallId} status={p.status} args={p.parameters} result={p.result} />,
+    },
+    [],
+  );
+  useDefaultRenderTool(
+    {
+      render: (p) => <GenericCard name={p.name} toolCallId={p.toolCallId} status={p.status} args={p.parameters} result={p.result} />,
+    },
+    [],
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * A tiny SSE reader over fetch (EventSource cannot send an Authorization header). It resumes
+ * with Last-Event-ID after a dropped connection, so no event is lost or repeated.
+ */
+import { authHeaders } from "./api.ts";
+
+export interface SseHandlers {
+  onEvent(data: unknown, id: string | undefined): void;
+  onOpen?(): void;
+  onError?(err: unknown): void;
+}
+
+export function followSse(url: string, handlers: SseHandlers): () => void {
+  const aborter = new AbortController();
+  let lastId: string | undefined;
+  let delay = 500;
+
+  const once = async () => {
+    const headers: Record<string, string> = { ...authHeaders(), Accept: "text/event-stream" };
+    if (lastId) headers["Last-Event-ID"] = lastId;
+    const res = await fetch(url, { headers, signal: aborter.signal });
+    if (!res.ok || !res.body) throw new Error(`${url}: ${res.status}`);
+    handlers.onOpen?.();
+    delay = 500;
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value.replace(/\r\n?/g, "\n");
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let data = "";
+        let id: string | undefined;
+        for (const line of frame.split("\n")) {
+          if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(5).replace(/^ /, "");
+          else if (line.startsWith("id:")) id = line.slice(3).trim();
+        }
+        if (id) lastId = id;
+        if (data) handlers.onEvent(JSON.parse(data), id);
+      }
+    }
+  };
+
+  const loop = async () => {
+    while (!aborter.signal.aborted) {
+      try {
+        await once();
+      } catch (err) {
+        if (aborter.signal.aborted) return;
+        handlers.onError?.(err);
+      }
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 10_000);
+    }
+  };
+  void loop();
+  return () => aborter.abort();
+}

@@ -1,0 +1,126 @@
+/**
+ * Browser tests' harness: the real server in-process (createThreadline on in-memory PGlite, or a
+ * fresh schema of the Postgres at DATABASE_URL; the built-in demo model), the built client app,
+ * and Debian's headless Chromium driven by playwright-core. Never a downloaded browser: without
+ * /usr/bin/chromium the suites skip, loudly.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { pino } from "pino";
+import { describe } from "vitest";
+import { ensureClientBuilt } from "../../client/build.ts";
+import { defaultAgent } from "../../server/agents/default-agent.ts";
+import { loadConfig } from "../../server/config.ts";
+import { createPgliteStore } from "../../server/store/pglite.ts";
+import { createPostgresStore } from "../../server/store/postgres.ts";
+import type { EventStore } from "../../server/store/types.ts";
+import { createThreadline, type Threadline } from "../../server/threadline.ts";
+
+export const CHROMIUM = "/usr/bin/chromium";
+export const hasChromium = existsSync(CHROMIUM);
+export const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-output/screenshots");
+
+/** `describe`, or `describe.skip` with a warning when Chromium is not installed. */
+export function describeBrowser(name: string, fn: () => void): void {
+  if (!hasChromium) {
+    console.warn(`[browser tests] ${CHROMIUM} not found: "${name}" skipped. Install it with: apt-get install -y chromium`);
+    describe.skip(name, fn);
+    return;
+  }
+  describe(name, fn);
+}
+
+export function openStore(schema = `b_${randomUUID().replaceAll("-", "").slice(0, 16)}`): EventStore {
+  const url = process.env.DATABASE_URL;
+  return url ? createPostgresStore({ connectionString: url, schema }) : createPgliteStore({ schema });
+}
+
+export interface AppServer {
+  url: string;
+  threadline: Threadline;
+  close(): Promise<void>;
+}
+
+export async function startServer(opts: { store?: EventStore; planStepDelayMs?: number; instanceId?: string } = {}): Promise<AppServer> {
+  await ensureClientBuilt({ quiet: true });
+  const ownStore = !opts.store;
+  const store = opts.store ?? openStore();
+  const threadline = await createThreadline({
+    config: loadConfig({ LOG_LEVEL: "silent" }), // no OPENAI_*: the built-in demo model answers
+    store,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+    agents: [defaultAgent({ planStepDelayMs: opts.planStepDelayMs ?? 50 })],
+    instanceId: opts.instanceId,
+  });
+  const port = await threadline.listen(0, "127.0.0.1");
+  return {
+    url: `http://127.0.0.1:${port}`,
+    threadline,
+    async close() {
+      await threadline.close();
+      if (ownStore) await store.close();
+    },
+  };
+}
+
+export interface Browser {
+  context: BrowserContext;
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const profile = mkdtempSync(path.join(tmpdir(), "threadline-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const errors: string[] = [];
+  context.on("weberror", (e) => errors.push(String(e.error())));
+  return {
+    context,
+    async newPage() {
+      const page = await context.newPage();
+      page.on("pageerror", (e) => console.warn(`[page error] ${e.message}`));
+      return page;
+    },
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}
+
+/** Opens the app on a new thread and waits until the chat can take a message. */
+export async function openApp(page: Page, baseUrl: string, threadId = randomUUID()): Promise<string> {
+  await page.goto(`${baseUrl}/t/${threadId}`);
+  await page.getByTestId("copilot-chat-textarea").waitFor();
+  await page.locator('[data-testid="chat-input"][data-enabled="true"]').waitFor();
+  return threadId;
+}
+
+export async function send(page: Page, text: string): Promise<void> {
+  const input = page.getByTestId("copilot-chat-textarea");
+  await page.locator('[data-testid="chat-input"][data-enabled="true"]').waitFor();
+  await input.fill(text);
+  await input.press("Enter");
+}
+
+/** Waits for the thread's durable status (the chrome's data-status). */
+export async function waitForStatus(page: Page, status: string, timeout = 20_000): Promise<void> {
+  await page.locator(`[data-testid="thread-status"][data-status="${status}"]`).waitFor({ timeout });
+}
+
+export function assistantMessages(page: Page) {
+  return page.getByTestId("copilot-assistant-message");
+}
