@@ -54,6 +54,12 @@ async function recordResult(
 function toolContext(ctx: RunContext, call: ToolCall): ToolContext {
   const { runId, writer } = ctx;
   const activityId = `activity-${call.id}`;
+  // A tool that goes on after a cancel (it has not awaited anything abortable yet) must not
+  // write into a run that is ending: its next write throws instead.
+  const live = () => {
+    const reason = ctx.abortReason();
+    if (reason) throw new RunAborted(reason);
+  };
   return {
     threadId: ctx.threadId,
     runId,
@@ -62,17 +68,20 @@ function toolContext(ctx: RunContext, call: ToolCall): ToolContext {
     state: {
       get: () => deepClone(ctx.state),
       async patch(ops: Operation[]) {
+        live();
         // Validate against the current state first: a bad patch fails the tool, not the log.
         ctx.state = applyPatch(deepClone(ctx.state), ops, true, false).newDocument;
         // fast-json-patch validated the ops above; the log's zod type is the same RFC 6902 shape.
         await writer.commit({ type: "state.patched", data: { runId, patch: ops as JsonPatch } });
       },
       async set(state: unknown) {
+        live();
         ctx.state = deepClone(state);
         await writer.commit({ type: "state.set", data: { runId, state } });
       },
     },
     async progress(content, activityType = "tool-progress") {
+      live();
       await writer.commit({
         type: "activity.snapshot",
         data: { runId, messageId: activityId, activityType, content: { toolCallId: call.id, ...content } },
@@ -82,6 +91,7 @@ function toolContext(ctx: RunContext, call: ToolCall): ToolContext {
       ctx.completion = result === undefined ? {} : { result };
     },
     async terminal(data, stream = "stdout") {
+      live();
       writer.emit({ type: "terminal.output", data: { runId, toolCallId: call.id, stream, data } });
     },
   };
