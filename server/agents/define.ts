@@ -58,6 +58,12 @@ export interface AgentDefinition {
   maxTurns: number;
   /** What a run on a busy thread does; a request may override it. */
   doubleTexting: DoubleTextingPolicy;
+  /**
+   * When the instance executing a run dies: "resume" it from its last durable step on another
+   * instance (default), or "fail" it with RUN_ERROR code INSTANCE_LOST (for agents whose tools
+   * must not be retried after an unknown outcome).
+   */
+  onRecovery: "resume" | "fail";
 }
 
 export interface AgentInput {
@@ -68,6 +74,7 @@ export interface AgentInput {
   tools?: ToolDefinition[];
   maxTurns?: number;
   doubleTexting?: DoubleTextingPolicy;
+  onRecovery?: "resume" | "fail";
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -103,6 +110,7 @@ export function defineAgent(input: AgentInput): AgentDefinition {
     tools,
     maxTurns: input.maxTurns ?? 10,
     doubleTexting: input.doubleTexting ?? "reject",
+    onRecovery: input.onRecovery ?? "resume",
   };
 }
 

@@ -268,6 +268,16 @@ export class Engine {
         ]);
         return; // the failure's commit freed the lease
       }
+      if (agent.onRecovery === "fail") {
+        await this.#store.append(threadId, [
+          {
+            type: "workflow.failed",
+            data: { runId, error: { code: "INSTANCE_LOST", message: "The server running this conversation stopped; send your message again." } },
+          },
+        ]);
+        log.info("failed a run whose instance stopped heartbeating (agent onRecovery: fail)");
+        return;
+      }
       const started = events.some((e) => e.type === "workflow.started" && e.data.runId === runId);
       const resumed: WorkflowEvent = started
         ? { type: "workflow.resumed", data: { runId, reason: "recovered", owner: this.instanceId } }

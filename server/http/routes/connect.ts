@@ -104,7 +104,11 @@ async function replay({ store, sse, threadId, backlog, activeRunId, cursor }: Re
       ? backlog.find((e) => e.type === "run.accepted" && e.data.runId === activeRunId)
       : undefined;
     const horizon = accepted ? accepted.seq - 1 : (backlog.at(-1)?.seq ?? 0);
-    for (const frame of snapshotRunFrames(backlog.filter((e) => e.seq <= horizon), horizon)) await sse.write(frame);
+    const before = backlog.filter((e) => e.seq <= horizon);
+    // Nothing to show before the active run (its thread's first): no empty snapshot run.
+    if (before.some((e) => e.type === "message.appended" || e.type === "state.set" || e.type === "state.patched")) {
+      for (const frame of snapshotRunFrames(before, horizon)) await sse.write(frame);
+    }
     from = (e) => e.seq > horizon;
   }
   const afterCursor = (id: string) => {
