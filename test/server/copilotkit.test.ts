@@ -1,0 +1,77 @@
+/**
+ * CopilotKit's runtime at /api/copilotkit, on our runner: runs reach our engine (with the
+ * caller's auth header), connect replays from the store (also after a restart, on a new
+ * instance), stop cancels durably. Checked over HTTP as CopilotKit's browser core calls it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDemoUpstream } from "../../server/demo/upstream.ts";
+import { backends, openStore, startTestServer } from "../support/server.ts";
+import { postSse } from "../support/sse-client.ts";
+
+const input = (threadId: string, runId: string, text: string) => ({
+  threadId, runId, state: {}, tools: [], context: [], forwardedProps: {},
+  messages: [{ id: `${runId}-u`, role: "user", content: text }],
+});
+
+describe.each(backends())("CopilotKit runtime on %s", (backend) => {
+  let upstream: Awaited<ReturnType<typeof startDemoUpstream>>;
+  beforeAll(async () => {
+    upstream = await startDemoUpstream({ latencyMs: 0 });
+  });
+  afterAll(() => upstream.stop());
+
+  it("runs through our engine with the caller's key, and connect replays from the store after a restart", async () => {
+    const store = openStore(backend);
+    const auth = { authorization: "Bearer k1" };
+    const a = await startTestServer({ backend, llmUrl: upstream.url, store, env: { API_KEYS: "k1" } });
+    try {
+      const info = await fetch(`${a.url}/api/copilotkit/info`, { headers: auth });
+      expect(info.status).toBe(200);
+      expect(Object.keys(((await info.json()) as { agents: object }).agents)).toContain("default");
+      expect((await fetch(`${a.url}/api/copilotkit/info`)).status).toBe(401);
+
+      const run = await postSse(`${a.url}/api/copilotkit/agent/default/run`, input("ck-1", "ck-r1", "weather in Oslo?"), auth);
+      const frames = await run.done;
+      expect(run.status).toBe(200);
+      expect(frames[0]?.event.type).toBe("RUN_STARTED");
+      expect(frames.map((f) => f.event.type)).toContain("TOOL_CALL_RESULT");
+      expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
+      // The run went through our engine: it is in our log (our run endpoint accepted the key).
+      expect((await store.getThread("ck-1"))?.status).toBe("WAITING");
+    } finally {
+      await a.close();
+    }
+
+    // A new instance on the same database: CopilotKit's connect replays the thread from it.
+    const b = await startTestServer({ backend, llmUrl: upstream.url, store, env: { API_KEYS: "k1" } });
+    try {
+      const connect = await postSse(`${b.url}/api/copilotkit/agent/default/connect`, input("ck-1", "ck-connect", ""), auth);
+      const replay = await connect.done;
+      const snapshot = replay.find((f) => f.event.type === "MESSAGES_SNAPSHOT")?.event as { messages: { role: string }[] } | undefined;
+      expect(snapshot?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      expect(replay.at(-1)?.event.type).toBe("RUN_FINISHED");
+
+      const unknown = await postSse(`${b.url}/api/copilotkit/agent/default/connect`, input("ck-none", "x", ""), auth);
+      expect(unknown.status).toBe(200);
+      expect((await unknown.done).filter((f) => f.event.type === "MESSAGES_SNAPSHOT")).toEqual([]);
+    } finally {
+      await b.close();
+      await store.close();
+    }
+  });
+
+  it("stop cancels the run durably", async () => {
+    const server = await startTestServer({ backend, llmUrl: upstream.url });
+    try {
+      const run = await postSse(`${server.url}/api/copilotkit/agent/default/run`, input("ck-stop", "ck-r2", "make a plan to test stop"));
+      await run.waitFor((f) => f.event.type === "STATE_DELTA");
+      const stop = await fetch(`${server.url}/api/copilotkit/agent/default/stop/ck-stop`, { method: "POST" });
+      expect(stop.status).toBe(200);
+      const frames = await run.done;
+      expect(frames.at(-1)?.event).toMatchObject({ type: "RUN_ERROR", code: "CANCELLED" });
+      expect((await server.store.getThread("ck-stop"))?.status).toBe("CANCELLED");
+    } finally {
+      await server.close();
+    }
+  });
+});
