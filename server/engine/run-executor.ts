@@ -4,27 +4,19 @@
  * that keeps the leases, and the terminal event that settles the thread's status.
  */
 import { randomUUID } from "node:crypto";
-import type { Context, Message, Tool } from "@ag-ui/core";
 import type { Logger } from "pino";
 import type { WorkflowEvent } from "../../protocol/events.ts";
-import type { AgentDefinition } from "../agents/define.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ChatModelFactory } from "./chat-model.ts";
 import type { IdSource, RunContext } from "./run-context.ts";
 import { runLoop, type RunOutcome } from "./run-loop.ts";
 import { RunWriter } from "./run-writer.ts";
 
-export interface ExecuteParams {
-  threadId: string;
-  runId: string;
-  agent: AgentDefinition;
-  frontendTools: Tool[];
-  context: Context[];
-  messages: Message[];
-  state: unknown;
+/** What a run starts from: the parts of its RunContext read from the log or the request. */
+export type ExecuteParams = Pick<RunContext, "threadId" | "runId" | "agent" | "frontendTools" | "context" | "messages" | "state"> & {
   /** The log position up to which this executor already knows the thread. */
   afterSeq: number;
-}
+};
 
 type AbortReason = "cancelled" | "lease_lost" | "shutdown";
 
@@ -34,6 +26,11 @@ interface LocalRun {
   reason: AbortReason | undefined;
   steered: boolean;
   done: Promise<void>;
+  /**
+   * performance.now() until which the lease is surely ours: the start of the last heartbeat
+   * that kept it, plus the TTL. Past it another instance may have claimed the run.
+   */
+  leaseUntil: number;
 }
 
 const ids: IdSource = {
@@ -50,6 +47,7 @@ export class RunExecutor {
       models: ChatModelFactory;
       logger: Logger;
       owner: string;
+      leaseTtlMs: number;
       onSettled: (threadId: string) => void | Promise<void>;
     },
   ) {}
@@ -67,7 +65,14 @@ export class RunExecutor {
 
   execute(p: ExecuteParams): void {
     const controller = new AbortController();
-    const local: LocalRun = { runId: p.runId, controller, reason: undefined, steered: false, done: Promise.resolve() };
+    const local: LocalRun = {
+      runId: p.runId,
+      controller,
+      reason: undefined,
+      steered: false,
+      done: Promise.resolve(),
+      leaseUntil: performance.now() + this.deps.leaseTtlMs,
+    };
     this.#runs.set(p.threadId, local);
     local.done = this.#run(p, local).finally(() => {
       if (this.#runs.get(p.threadId) === local) this.#runs.delete(p.threadId);
@@ -77,9 +82,14 @@ export class RunExecutor {
   async heartbeat(ttlMs: number): Promise<void> {
     const threads = [...this.#runs.keys()];
     if (threads.length === 0) return;
+    const sentAt = performance.now();
     try {
       const held = new Set(await this.deps.store.heartbeat(this.deps.owner, threads, ttlMs));
-      for (const t of threads) if (!held.has(t)) this.abortLocal(t, "lease_lost");
+      for (const t of threads) {
+        const run = this.#runs.get(t);
+        if (!held.has(t)) this.abortLocal(t, "lease_lost");
+        else if (run) run.leaseUntil = Math.max(run.leaseUntil, sentAt + ttlMs);
+      }
     } catch (err) {
       // A missed beat is not a lost lease yet: the TTL spans three beats.
       this.deps.logger.warn({ err }, "lease heartbeat failed");
@@ -100,7 +110,7 @@ export class RunExecutor {
     const log = logger.child({ threadId: p.threadId, runId: p.runId });
     const watcherStop = new AbortController();
     const watcher = this.#watch(p, local, watcherStop.signal, log);
-    const writer = new RunWriter(store, p.threadId);
+    const writer = new RunWriter(store, p.threadId, () => this.#leaseLive(p.threadId, local, log));
     const ctx: RunContext = {
       threadId: p.threadId,
       runId: p.runId,
@@ -124,10 +134,10 @@ export class RunExecutor {
       watcherStop.abort();
       await watcher;
     }
-    await this.#settle(p, outcome, writer, log);
+    await this.#settle(p, outcome, writer, log, local);
   }
 
-  async #settle(p: ExecuteParams, outcome: RunOutcome, writer: RunWriter, log: Logger): Promise<void> {
+  async #settle(p: ExecuteParams, outcome: RunOutcome, writer: RunWriter, log: Logger, local: LocalRun): Promise<void> {
     const { store, owner } = this.deps;
     const { runId, threadId } = p;
     let terminal: WorkflowEvent | undefined;
@@ -145,9 +155,9 @@ export class RunExecutor {
     }
     // lease_lost / shutdown: write nothing. The run is not over; whoever holds (or next
     // claims) the lease resumes it from the log.
-    if (!terminal) {
+    if (!terminal || !this.#leaseLive(threadId, local, log)) {
       if (outcome.kind === "aborted" && outcome.reason === "shutdown") await store.releaseLease(threadId, owner).catch(() => {});
-      log.info({ reason: outcome.kind === "aborted" ? outcome.reason : undefined }, "run left for recovery");
+      log.info({ reason: outcome.kind === "aborted" ? outcome.reason : "lease_lost" }, "run left for recovery");
       return;
     }
     try {
@@ -160,6 +170,21 @@ export class RunExecutor {
     }
     // The terminal event's commit freed the lease (store: a settling batch clears it).
     await this.deps.onSettled(threadId);
+  }
+
+  /**
+   * Whether this process may still write for the run. A process that was frozen (a long GC
+   * pause, a suspended VM) or cut from the database for longer than the TTL wakes up with a
+   * lease another instance may have claimed and finished meanwhile: it must not append its
+   * stale stream, messages or terminal event to that run. It stops instead, as on a lost lease;
+   * if nobody took the run over, recovery resumes it.
+   */
+  #leaseLive(threadId: string, local: LocalRun, log: Logger): boolean {
+    const margin = Math.min(this.deps.leaseTtlMs / 10, 1_000); // a write takes a moment to commit
+    if (performance.now() + margin < local.leaseUntil) return true;
+    if (!local.reason) log.warn("the lease may have expired (no heartbeat kept it in time): the run stops writing");
+    this.abortLocal(threadId, "lease_lost");
+    return false;
   }
 
   /** Reads the log for cancel and steering requests addressed to this run. */
