@@ -1,24 +1,13 @@
 /** Human in the loop: confirm_action asks in the chat; approve, deny, and approve after a reload. */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { assistantMessages, describeBrowser, launchBrowser, openApp, screenshot, send, startServer, waitForStatus, type AppServer, type Browser } from "./harness.ts";
+import { expect, it } from "vitest";
+import { assistantMessages, describeBrowser, openApp, screenshot, send, waitForStatus, useApp } from "./harness.ts";
 
 describeBrowser("approval (human in the loop) in the browser", () => {
-  let server: AppServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const app = useApp();
 
   it("approve: the agent goes ahead", async () => {
-    const page = await browser.newPage();
-    await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    await openApp(page, app.server.url);
     await send(page, "Delete the old drafts");
     const card = page.locator('[data-testid="approval-card"][data-state="asking"]');
     await card.waitFor({ timeout: 20_000 });
@@ -34,8 +23,8 @@ describeBrowser("approval (human in the loop) in the browser", () => {
   });
 
   it("deny: the agent does not do it", async () => {
-    const page = await browser.newPage();
-    await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    await openApp(page, app.server.url);
     await send(page, "Delete the old drafts");
     const card = page.locator('[data-testid="approval-card"][data-state="asking"]');
     await card.waitFor({ timeout: 20_000 });
@@ -47,8 +36,8 @@ describeBrowser("approval (human in the loop) in the browser", () => {
   });
 
   it("an unanswered approval is asked again after a reload, and the answer still works", async () => {
-    const page = await browser.newPage();
-    await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    await openApp(page, app.server.url);
     await send(page, "Please approve the deploy");
     await page.locator('[data-testid="approval-card"][data-state="asking"]').waitFor({ timeout: 20_000 });
     await waitForStatus(page, "WAITING");

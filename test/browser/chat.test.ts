@@ -1,24 +1,13 @@
 /** A message streams a reply; the weather card renders; a frontend tool runs. */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { assistantMessages, describeBrowser, launchBrowser, openApp, screenshot, send, startServer, waitForStatus, type AppServer, type Browser } from "./harness.ts";
+import { expect, it } from "vitest";
+import { assistantMessages, describeBrowser, openApp, screenshot, send, waitForStatus, useApp } from "./harness.ts";
 
 describeBrowser("chat in the browser", () => {
-  let server: AppServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const app = useApp();
 
   it("streams a reply to a message", async () => {
-    const page = await browser.newPage();
-    await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    await openApp(page, app.server.url);
     // Record every length the reply goes through: a streamed reply grows in steps.
     // (A string, not a function: this file is type-checked without the DOM library.)
     await page.evaluate(`(() => {
@@ -40,8 +29,8 @@ describeBrowser("chat in the browser", () => {
   });
 
   it("renders the weather card for get_weather", async () => {
-    const page = await browser.newPage();
-    await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    await openApp(page, app.server.url);
     await send(page, "What's the weather in Paris?");
     const card = page.locator('[data-testid="tool-card"][data-tool="get_weather"]');
     await card.waitFor({ timeout: 20_000 });
@@ -55,8 +44,8 @@ describeBrowser("chat in the browser", () => {
   });
 
   it("runs the change_background frontend tool, and keeps the background after a reload", async () => {
-    const page = await browser.newPage();
-    await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    await openApp(page, app.server.url);
     await send(page, "Change the background to blue");
     await expect.poll(() => page.getByTestId("app").getAttribute("data-background"), { timeout: 20_000 }).toBe("blue");
     await waitForStatus(page, "WAITING");
@@ -71,8 +60,8 @@ describeBrowser("chat in the browser", () => {
   });
 
   it("shares state both ways: the agent's task edits show live, the user's reach the next run", async () => {
-    const page = await browser.newPage();
-    const threadId = await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    const threadId = await openApp(page, app.server.url);
     await send(page, "Add a task: water the plants");
     const items = page.getByTestId("task-item");
     await expect.poll(() => items.count(), { timeout: 20_000 }).toBe(3);
@@ -89,7 +78,7 @@ describeBrowser("chat in the browser", () => {
     await send(page, "Hello again");
     await waitForStatus(page, "PENDING").catch(() => undefined);
     await waitForStatus(page, "WAITING");
-    const res = await fetch(`${server.url}/api/threads/${threadId}`);
+    const res = await fetch(`${app.server.url}/api/threads/${threadId}`);
     const { state } = (await res.json()) as { state: { tasks: { id: string; title: string; done: boolean }[] } };
     expect(state.tasks.map((t) => t.title)).toContain("Buy milk");
     expect(state.tasks.find((t) => t.id === "task-2")?.done).toBe(true);
@@ -105,8 +94,8 @@ describeBrowser("chat in the browser", () => {
   });
 
   it("shows reasoning as a collapsible block before the answer", async () => {
-    const page = await browser.newPage();
-    await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    await openApp(page, app.server.url);
     await send(page, "Think it through: is a hot dog a sandwich?");
     await expect.poll(() => assistantMessages(page).last().textContent(), { timeout: 20_000 }).toContain("I thought it over");
     const reasoning = page.getByTestId("reasoning-message");
@@ -118,8 +107,8 @@ describeBrowser("chat in the browser", () => {
   });
 
   it("lists threads, starts a new one, and switches back to an old one with its conversation", async () => {
-    const page = await browser.newPage();
-    const first = await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    const first = await openApp(page, app.server.url);
     await send(page, "What's the weather in Tokyo?");
     await waitForStatus(page, "WAITING");
     await page.getByTestId("new-thread").click();

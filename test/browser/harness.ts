@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { pino } from "pino";
-import { describe } from "vitest";
+import { describe, afterAll, beforeAll } from "vitest";
 import { ensureClientBuilt } from "../../client/build.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
 import { loadConfig } from "../../server/config.ts";
@@ -124,3 +124,21 @@ export async function waitForStatus(page: Page, status: string, timeout = 20_000
 export function assistantMessages(page: Page) {
   return page.getByTestId("copilot-assistant-message");
 }
+
+/**
+ * One server and one browser for a whole test file, started before its tests and stopped after:
+ * `const app = useApp()` then `app.server.url`, `app.browser.newPage()` inside the tests.
+ */
+export function useApp(opts: Parameters<typeof startServer>[0] = {}): { readonly server: AppServer; readonly browser: Browser } {
+  const ctx = {} as { server: AppServer; browser: Browser };
+  beforeAll(async () => {
+    ctx.server = await startServer(opts);
+    ctx.browser = await launchBrowser();
+  }, 180_000);
+  afterAll(async () => {
+    await ctx.browser?.close();
+    await ctx.server?.close();
+  });
+  return ctx;
+}
+

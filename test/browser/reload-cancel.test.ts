@@ -2,27 +2,16 @@
  * Durability in the browser: a reload in the middle of a stream brings the conversation back and
  * re-attaches to the live run; Cancel stops a run durably and the chrome says so.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { assistantMessages, describeBrowser, launchBrowser, openApp, screenshot, send, startServer, waitForStatus, type AppServer, type Browser } from "./harness.ts";
+import { expect, it } from "vitest";
+import { assistantMessages, describeBrowser, openApp, screenshot, send, waitForStatus, useApp } from "./harness.ts";
 
 describeBrowser("reload and cancel in the browser", () => {
-  let server: AppServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    // Slow plan steps: a run takes seconds, time enough to reload or cancel in the middle.
-    server = await startServer({ planStepDelayMs: 1200 });
-    browser = await launchBrowser();
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  // Slow plan steps: a run takes seconds, time enough to reload or cancel in the middle.
+  const app = useApp({ planStepDelayMs: 1200 });
 
   it("a reload in the middle of a stream restores the conversation and the stream goes on", async () => {
-    const page = await browser.newPage();
-    const threadId = await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    const threadId = await openApp(page, app.server.url);
     await send(page, "Make a plan to launch the website");
     await waitForStatus(page, "RUNNING");
     await expect.poll(() => page.getByTestId("plan-progress").getAttribute("data-done"), { timeout: 20_000 }).toBe("1");
@@ -47,8 +36,8 @@ describeBrowser("reload and cancel in the browser", () => {
   });
 
   it("cancel: visible only while running, stops the run durably, and shows the cancelled banner", async () => {
-    const page = await browser.newPage();
-    const threadId = await openApp(page, server.url);
+    const page = await app.browser.newPage();
+    const threadId = await openApp(page, app.server.url);
     expect(await page.getByTestId("cancel-button").count()).toBe(0);
     await send(page, "Make a plan to ship the release");
     await waitForStatus(page, "RUNNING");
@@ -62,7 +51,7 @@ describeBrowser("reload and cancel in the browser", () => {
     expect(await page.getByTestId("chat-input").getAttribute("data-enabled")).toBe("false");
     // Nothing shows Running once the thread is terminal.
     await expect.poll(() => page.locator('[data-testid="tool-card"][data-status="Running"]').count()).toBe(0);
-    const res = await fetch(`${server.url}/api/threads/${threadId}`);
+    const res = await fetch(`${app.server.url}/api/threads/${threadId}`);
     expect(((await res.json()) as { status: string }).status).toBe("CANCELLED");
     await screenshot(page, "07b-cancelled");
 

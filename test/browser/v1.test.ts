@@ -1,31 +1,20 @@
 /** The v1 compatibility page: react-ui's CopilotSidebar, useCoAgent and useCopilotAction on our runtime. */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeBrowser, launchBrowser, screenshot, startServer, type AppServer, type Browser } from "./harness.ts";
+import { expect, it } from "vitest";
+import { describeBrowser, screenshot, useApp } from "./harness.ts";
 
 describeBrowser("the v1 page in the browser", () => {
-  let server: AppServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const app = useApp();
 
   it("answers in CopilotSidebar, shows useCoAgent state, and runs a useCopilotAction handler", async () => {
-    const page = await browser.newPage();
-    await page.goto(`${server.url}/v1`);
+    const page = await app.browser.newPage();
+    await page.goto(`${app.server.url}/v1`);
     await page.getByTestId("v1-page").waitFor({ timeout: 20_000 });
     expect(page.url()).toMatch(/\/v1\?thread=/);
     const input = page.locator(".copilotKitInput textarea");
     const assistant = page.locator(".copilotKitAssistantMessage");
     const threadId = new URL(page.url()).searchParams.get("thread");
     const settled = async () => {
-      const res = await fetch(`${server.url}/api/threads/${threadId}`);
+      const res = await fetch(`${app.server.url}/api/threads/${threadId}`);
       return res.ok ? ((await res.json()) as { status: string }).status : "NEW";
     };
     const say = async (text: string, expected: string) => {
