@@ -62,6 +62,7 @@ export class Engine {
       models: opts.models,
       logger: this.#logger,
       owner: this.instanceId,
+      leaseTtlMs: this.leaseTtlMs,
       onSettled: (threadId) => this.#drainQueue(threadId),
     });
   }

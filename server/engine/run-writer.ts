@@ -10,6 +10,7 @@
  */
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import type { EventStore } from "../store/types.ts";
+import { RunAborted } from "./errors.ts";
 
 export class RunWriter {
   #pending: Promise<StoredEvent[]>[] = [];
@@ -18,10 +19,16 @@ export class RunWriter {
   constructor(
     private readonly store: EventStore,
     readonly threadId: string,
+    /** False once this process may no longer hold the run's lease: nothing more is written. */
+    private readonly mayWrite: () => boolean = () => true,
   ) {}
 
   emit(...events: WorkflowEvent[]): void {
     if (this.#failure !== undefined) return;
+    if (!this.mayWrite()) {
+      this.#failure = new RunAborted("lease_lost");
+      return;
+    }
     const p = this.store.append(this.threadId, events);
     p.catch((err: unknown) => {
       this.#failure ??= err;

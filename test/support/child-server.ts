@@ -1,0 +1,103 @@
+/**
+ * A real Threadline server in its own process, for multi-process tests (spawned by
+ * server-process.ts): `node --import tsx test/support/child-server.ts`.
+ *
+ * Configured from the environment like production (server/config.ts: DATABASE_URL,
+ * DATABASE_SCHEMA, OPENAI_BASE_URL, LEASE_TTL_MS, ...) plus:
+ *   CHILD_AGENTS       comma list of agents to host: `default` (the built-in agent),
+ *                      `slowtool` (a test agent with one slow tool, below), `strict` (the same
+ *                      with onRecovery "fail": a run whose instance died ends FAILED);
+ *                      default `default`
+ *   CHILD_INSTANCE_ID  the engine's instance id (lease owner); default `child-<pid>`
+ *   CHILD_TOOL_MS      how long one `slow_job` execution takes; default 100
+ *   CHILD_TOOL_LOG     a file where every `slow_job` execution appends a JSON line when it
+ *                      starts and when it ends, so a test can count executions across processes
+ *                      (appendFileSync: a line written before a SIGKILL is in the file)
+ *
+ * On stdout it prints exactly one line, `listening <port>`, once it accepts connections; logs
+ * go to stderr. SIGTERM/SIGINT close it gracefully (its leases are released for recovery).
+ */
+import { appendFileSync } from "node:fs";
+import { pino } from "pino";
+import { z } from "zod";
+import { defineAgent, defineTool, type AgentDefinition } from "../../server/agents/define.ts";
+import { defaultAgent } from "../../server/agents/default-agent.ts";
+import { loadConfig } from "../../server/config.ts";
+import { createThreadline } from "../../server/threadline.ts";
+import { SLOW_TOOL_AGENT_ID, SLOW_TOOL_NAME, STRICT_TOOL_AGENT_ID, type ToolLogLine } from "./server-process.ts";
+
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function slowToolAgent(
+  id: string,
+  onRecovery: "resume" | "fail",
+  instance: string,
+  toolMs: number,
+  logFile: string | undefined,
+): AgentDefinition {
+  const log = (line: Omit<ToolLogLine, "instance" | "pid" | "at">) => {
+    if (logFile) appendFileSync(logFile, `${JSON.stringify({ ...line, instance, pid: process.pid, at: Date.now() })}\n`);
+  };
+  const slowJob = defineTool({
+    name: SLOW_TOOL_NAME,
+    description: "A job that takes a while; each execution is counted outside the process.",
+    parameters: z.object({ label: z.string() }),
+    async execute({ label }, ctx) {
+      log({ phase: "start", toolCallId: ctx.toolCallId, label });
+      // In the log before the wait: a test sees the tool running without polling the file.
+      await ctx.progress({ label, phase: "running", instance });
+      await wait(toolMs, ctx.signal);
+      log({ phase: "end", toolCallId: ctx.toolCallId, label });
+      return { label, done: true, ranOn: instance };
+    },
+  });
+  return defineAgent({
+    id,
+    instructions: "Test agent: call slow_job when asked.",
+    tools: [slowJob],
+    maxTurns: 4,
+    onRecovery,
+  });
+}
+
+const env = process.env;
+const config = loadConfig(env);
+const instanceId = env.CHILD_INSTANCE_ID || `child-${process.pid}`;
+const wanted = (env.CHILD_AGENTS || "default").split(",").map((s) => s.trim()).filter(Boolean);
+const agents = wanted.map((name) => {
+  if (name === "default") return defaultAgent({ planStepDelayMs: 20 });
+  const toolMs = Number(env.CHILD_TOOL_MS || 100);
+  if (name === SLOW_TOOL_AGENT_ID) return slowToolAgent(name, "resume", instanceId, toolMs, env.CHILD_TOOL_LOG);
+  if (name === STRICT_TOOL_AGENT_ID) return slowToolAgent(name, "fail", instanceId, toolMs, env.CHILD_TOOL_LOG);
+  throw new Error(`CHILD_AGENTS: unknown agent "${name}" (known: default, ${SLOW_TOOL_AGENT_ID}, ${STRICT_TOOL_AGENT_ID})`);
+});
+
+const logger = pino({ level: config.LOG_LEVEL, base: { instance: instanceId } }, pino.destination(2));
+const threadline = await createThreadline({ config, agents, logger, instanceId });
+const port = await threadline.listen(config.PORT, "127.0.0.1");
+process.stdout.write(`listening ${port}\n`);
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    void threadline.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

@@ -1,0 +1,188 @@
+/**
+ * Spawns a real Threadline server in a child process (child-server.ts), waits until it prints
+ * `listening <port>`, and kills it: SIGTERM (graceful: runs are left to recovery, leases
+ * released) or SIGKILL (a crash: nothing is released, the leases must expire). Its output is
+ * kept in memory (logs go to stderr) and can be shown when a test fails.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+
+/** The test agents child-server.ts hosts with CHILD_AGENTS=slowtool,strict, and their one tool. */
+export const SLOW_TOOL_AGENT_ID = "slowtool";
+/** The same agent with onRecovery "fail". */
+export const STRICT_TOOL_AGENT_ID = "strict";
+export const SLOW_TOOL_NAME = "slow_job";
+
+/** One line of CHILD_TOOL_LOG: a slow_job execution starting or ending. */
+export interface ToolLogLine {
+  phase: "start" | "end";
+  toolCallId: string;
+  label: string;
+  instance: string;
+  pid: number;
+  at: number;
+}
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ENTRY = fileURLToPath(new URL("./child-server.ts", import.meta.url));
+
+/** Variables of server/config.ts: a child never inherits them from the test's environment. */
+const CONFIG_VARS = [
+  "PORT", "HOST", "DATABASE_URL", "DATA_DIR", "DATABASE_SCHEMA", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+  "OPENAI_MODEL", "API_KEYS", "LOG_LEVEL", "LEASE_TTL_MS", "RETENTION_HOURS", "LLM_CONNECT_TIMEOUT_MS",
+  "LLM_READ_TIMEOUT_MS",
+];
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerProcess {
+  name: string;
+  pid: number;
+  port: number;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** Date.now() when it printed `listening`; spawnMs: how long that took. */
+  readyAt: number;
+  spawnMs: number;
+  /** Resolves when the process has exited. */
+  exited: Promise<Exit>;
+  readonly alive: boolean;
+  /** Everything it printed so far (stdout and stderr, interleaved as received). */
+  output(): string;
+  /** Sends the signal and resolves once the process has exited. */
+  kill(signal?: "SIGKILL" | "SIGTERM"): Promise<Exit>;
+  /** Sends a signal that does not end it: SIGSTOP freezes it (a long GC pause, a frozen VM), SIGCONT wakes it. */
+  signal(signal: "SIGSTOP" | "SIGCONT"): void;
+  /** Resolves when its output (logs included) has a line matching `pattern`. */
+  waitForOutput(pattern: RegExp, timeoutMs: number): Promise<string>;
+}
+
+export interface SpawnServerOptions {
+  /** A label for messages (A, B, C...). */
+  name: string;
+  /** Configuration (server/config.ts variables and the CHILD_* ones of child-server.ts). */
+  env: Record<string, string | undefined>;
+  readyTimeoutMs?: number;
+}
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** A test process that dies must not leave servers behind holding ports and leases. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const child of live) child.kill("SIGKILL");
+  });
+}
+
+export async function spawnServer(opts: SpawnServerOptions): Promise<ServerProcess> {
+  installExitHook();
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of CONFIG_VARS) delete env[key];
+  Object.assign(env, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" });
+  for (const [key, value] of Object.entries(opts.env)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+
+  const spawnedAt = Date.now();
+  const child = spawn(process.execPath, ["--import", "tsx", ENTRY], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  live.add(child);
+  let output = "";
+  let alive = true;
+  const watchers: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  const append = (text: string) => {
+    output += text;
+    for (const line of text.split("\n")) {
+      for (const w of [...watchers]) {
+        if (w.pattern.test(line)) {
+          watchers.splice(watchers.indexOf(w), 1);
+          w.resolve(line);
+        }
+      }
+    }
+  };
+  const exited = new Promise<Exit>((resolve) => {
+    child.once("exit", (code, signal) => {
+      alive = false;
+      live.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  createInterface({ input: child.stderr! }).on("line", (line) => append(`${line}\n`));
+
+  const port = await new Promise<number>((resolve, reject) => {
+    const timeoutMs = opts.readyTimeoutMs ?? 30_000;
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`server ${opts.name} did not print "listening <port>" within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      append(`${line}\n`);
+      const m = /^listening (\d+)$/.exec(line.trim());
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server ${opts.name} exited (code ${code}, signal ${signal}) before it was ready:\n${output}`));
+    });
+  });
+
+  const readyAt = Date.now();
+  return {
+    name: opts.name,
+    pid: child.pid!,
+    port,
+    readyAt,
+    spawnMs: readyAt - spawnedAt,
+    url: `http://127.0.0.1:${port}`,
+    exited,
+    get alive() {
+      return alive;
+    },
+    output: () => output,
+    async kill(signal = "SIGTERM") {
+      if (alive) {
+        child.kill(signal);
+        // A frozen process acts on SIGTERM only once it runs again.
+        if (signal === "SIGTERM") child.kill("SIGCONT");
+      }
+      return exited;
+    },
+    signal(signal) {
+      if (alive) child.kill(signal);
+    },
+    waitForOutput(pattern, timeoutMs) {
+      const seen = output.split("\n").find((l) => pattern.test(l));
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          watchers.splice(watchers.indexOf(watcher), 1);
+          reject(new Error(`server ${opts.name}: no output line matching ${pattern} within ${timeoutMs} ms:\n${output}`));
+        }, timeoutMs);
+        const watcher = {
+          pattern,
+          resolve: (line: string) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        };
+        watchers.push(watcher);
+      });
+    },
+  };
+}
