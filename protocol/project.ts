@@ -59,6 +59,9 @@ export class Projector {
   private readonly started = new Set<string>();
   private readonly ended = new Set<string>();
   private scope: RunScope | undefined;
+  /** The durable conversation (every message.appended, upserted by id), for a recovery resync. */
+  private readonly conversation: Message[] = [];
+  private readonly conversationIndex = new Map<string, number>();
   /** Ids already sent to clients in this thread: what message.appended must not send twice. */
   private readonly shown = newShown();
 
@@ -124,9 +127,22 @@ export class Projector {
         s?.usage.push(e.data.usage);
         return;
       case "workflow.started":
-      case "workflow.resumed":
         this.enter(e.data.runId, out)?.closeAll(out);
         return;
+      case "workflow.resumed": {
+        // The dead worker's half-streamed message is closed, then superseded: a snapshot of the
+        // durable conversation (which never had it) makes every client drop it, so what a live
+        // client shows equals what a reload shows. Rejected: leaving the fragment in place (the
+        // clients' view and the server's would differ until a reload) or continuing it (the LLM
+        // request is re-issued from the start, so its text would repeat).
+        const scope = this.enter(e.data.runId, out);
+        if (!scope) return;
+        const before = out.length;
+        scope.closeAll(out);
+        const closedPartial = out.slice(before).some((ev) => ev.type !== EventType.STEP_FINISHED);
+        if (closedPartial) out.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.map(wireMessage) });
+        return;
+      }
       case "workflow.suspended":
         return this.finish(e.data.runId, out, (sc) => this.runFinished(sc));
       case "workflow.completed": {
@@ -252,8 +268,19 @@ export class Projector {
     return { type: EventType.RUN_FINISHED, threadId, runId: s.runId, ...(result != null && { result }), ...usageOf(s) };
   }
 
+  private remember(m: Message): void {
+    const i = this.conversationIndex.get(m.id);
+    if (i === undefined) {
+      this.conversationIndex.set(m.id, this.conversation.length);
+      this.conversation.push(m);
+    } else {
+      this.conversation[i] = m;
+    }
+  }
+
   private onMessage(data: MessageData, runId: string | undefined, s: RunScope | undefined, out: AGUIEvent[]): void {
     const m = data.message as Message;
+    this.remember(m);
     // Input reaches clients only in its run's RUN_STARTED.input: the client that sent it has it,
     // any other gets it there. Input appended after the run started is not sent at all.
     if (data.source === "input") {

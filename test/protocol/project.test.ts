@@ -184,14 +184,17 @@ describe("how runs end", () => {
 });
 
 describe("recovery", () => {
-  it("workflow.resumed closes what the dead worker left open; the run goes on, RUN_STARTED is not repeated", () => {
+  it("workflow.resumed closes what the dead worker left open, supersedes it with the durable conversation; the run goes on, RUN_STARTED is not repeated", () => {
     const { log } = scenario("recovered run");
     const frames = project(log.events);
     const resumed = seqOf(log, "workflow.resumed");
     expect(summary(frames.filter((f) => f.id.split(".")[0] === `${resumed}`))).toEqual([
       `${resumed}.0 TEXT_MESSAGE_END a1`,
       `${resumed}.1 STEP_FINISHED llm-1`,
+      `${resumed}.2 MESSAGES_SNAPSHOT`,
     ]);
+    const snapshot = frames.find((f) => f.event.type === "MESSAGES_SNAPSHOT")!.event as unknown as { messages: { id: string }[] };
+    expect(snapshot.messages.map((m) => m.id)).toEqual(["u1"]);
     expect(frames.filter((f) => f.event.type === "RUN_STARTED")).toHaveLength(1);
     expect(summary(frames).slice(-6)).toEqual([
       "10 STEP_STARTED llm-1", "11 TEXT_MESSAGE_START a2", "12 TEXT_MESSAGE_CONTENT a2", "13 TEXT_MESSAGE_END a2",
