@@ -186,7 +186,7 @@ export class Engine {
       batch.push({ type: "state.set", data: { runId, state } });
     }
     batch.push({ type: "workflow.started", data: { runId } });
-    const stored = await this.#store.append(threadId, batch);
+    const stored = await this.#store.append(threadId, batch, { leaseOwner: this.instanceId });
     const afterSeq = stored[0]!.seq - 1;
     this.#spawn({
       threadId,
@@ -238,7 +238,7 @@ export class Engine {
         // Its commit frees the lease; releasing afterwards could strip a run started since.
         await this.#store.append(threadId, [
           { type: "workflow.cancelled", data: { runId: thread.activeRunId, reason: "cancelled by the user" } },
-        ]);
+        ], { leaseOwner: this.instanceId });
         settled = true;
       }
     } finally {
@@ -266,7 +266,7 @@ export class Engine {
             type: "workflow.failed",
             data: { runId, error: { code: "AGENT_NOT_FOUND", message: `Agent "${row.agentId}" is not hosted here any more.` } },
           },
-        ]);
+        ], { leaseOwner: this.instanceId });
         return; // the failure's commit freed the lease
       }
       if (agent.onRecovery === "fail") {
@@ -275,7 +275,7 @@ export class Engine {
             type: "workflow.failed",
             data: { runId, error: { code: "INSTANCE_LOST", message: "The server running this conversation stopped; send your message again." } },
           },
-        ]);
+        ], { leaseOwner: this.instanceId });
         log.info("failed a run whose instance stopped heartbeating (agent onRecovery: fail)");
         return;
       }
@@ -283,7 +283,7 @@ export class Engine {
       const resumed: WorkflowEvent = started
         ? { type: "workflow.resumed", data: { runId, reason: "recovered", owner: this.instanceId } }
         : { type: "workflow.started", data: { runId } };
-      const stored = await this.#store.append(threadId, [resumed]);
+      const stored = await this.#store.append(threadId, [resumed], { leaseOwner: this.instanceId });
       log.info("recovering a run whose instance stopped heartbeating");
       const snapshot = reconstruct(events);
       this.#spawn({

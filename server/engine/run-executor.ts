@@ -110,7 +110,7 @@ export class RunExecutor {
     const log = logger.child({ threadId: p.threadId, runId: p.runId });
     const watcherStop = new AbortController();
     const watcher = this.#watch(p, local, watcherStop.signal, log);
-    const writer = new RunWriter(store, p.threadId, () => this.#leaseLive(p.threadId, local, log));
+    const writer = new RunWriter(store, p.threadId, this.deps.owner, () => this.#leaseLive(p.threadId, local, log));
     const ctx: RunContext = {
       threadId: p.threadId,
       runId: p.runId,
@@ -162,7 +162,7 @@ export class RunExecutor {
     }
     try {
       await writer.flush().catch(() => {}); // stream events still in flight land before the end
-      await store.append(threadId, [terminal]);
+      await store.append(threadId, [terminal], { leaseOwner: this.deps.owner });
       log.info({ outcome: outcome.kind }, "run settled");
     } catch (err) {
       log.error({ err }, "could not record the end of the run; recovery will settle it");

@@ -6,9 +6,11 @@
  * once (it keeps call order, and flushes one at a time, so seqs follow emit order), and the
  * engine awaits `flush()` at the durable boundaries: the end of a task, before a tool runs,
  * before a terminal event. A failed append poisons the writer, so the run fails at the next
- * boundary instead of going on with a hole in its log.
+ * boundary instead of going on with a hole in its log. Every append is fenced by the lease
+ * owner, so an instance that lost its lease (it froze, another took the run over) writes nothing.
  */
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
+import { LeaseLostError } from "../store/errors.ts";
 import type { EventStore } from "../store/types.ts";
 import { RunAborted } from "./errors.ts";
 
@@ -19,6 +21,8 @@ export class RunWriter {
   constructor(
     private readonly store: EventStore,
     readonly threadId: string,
+    /** The lease owner every append is fenced by: the store refuses them once it lost the lease. */
+    private readonly owner: string,
     /** False once this process may no longer hold the run's lease: nothing more is written. */
     private readonly mayWrite: () => boolean = () => true,
   ) {}
@@ -29,9 +33,10 @@ export class RunWriter {
       this.#failure = new RunAborted("lease_lost");
       return;
     }
-    const p = this.store.append(this.threadId, events);
+    const p = this.store.append(this.threadId, events, { leaseOwner: this.owner });
     p.catch((err: unknown) => {
-      this.#failure ??= err;
+      // The database said another instance holds the run now: stop as on a lost heartbeat.
+      this.#failure ??= err instanceof LeaseLostError ? new RunAborted("lease_lost") : err;
     });
     this.#pending.push(p);
   }

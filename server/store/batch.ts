@@ -13,6 +13,8 @@ import type { RunStatus } from "./types.ts";
 export interface PendingAppend {
   threadId: string;
   events: readonly WorkflowEvent[];
+  /** Commit only while this owner holds the thread's lease (EventStore.append's `leaseOwner`). */
+  fence?: string;
 }
 
 export interface BatchPlan {
@@ -30,6 +32,8 @@ export interface BatchPlan {
      * active there (sql/events.ts). With one, the rule is applied here.
      */
     cancelGuards: boolean[];
+    /** The lease owner the thread's appends are fenced by, or null (the writer never mixes two). */
+    fences: (string | null)[];
   };
   /** one entry per event, in queue order; seq = the thread's base + offset */
   events: {
@@ -93,6 +97,7 @@ interface ThreadAcc {
   touchActive: boolean;
   activeRunId: string | null;
   cancelGuard: boolean;
+  fence: string | null;
 }
 
 /** A cancel moves a thread only while a run is live there; after the run's end it is a no-op. */
@@ -114,10 +119,11 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
   const events: BatchPlan["events"] = { threadIds: [], offsets: [], runIds: [], types: [], data: [] };
   const firstOffsets: number[] = [];
 
-  for (const { threadId, events: list } of appends) {
+  for (const { threadId, events: list, fence } of appends) {
     let t = threads.get(threadId);
-    if (!t) threads.set(threadId, (t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false }));
+    if (!t) threads.set(threadId, (t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false, fence: null }));
     firstOffsets.push(t.count + 1);
+    t.fence = fence ?? t.fence;
     for (const e of list) {
       const runId = runIdOf(e);
       t.count += 1;
@@ -165,6 +171,7 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
       touchActive: accs.map((t) => t.touchActive),
       activeRunIds: accs.map((t) => t.activeRunId),
       cancelGuards: accs.map((t) => t.cancelGuard),
+      fences: accs.map((t) => t.fence),
     },
     events,
     runs: {

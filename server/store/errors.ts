@@ -5,6 +5,7 @@
  */
 export type StoreErrorCode =
   | "THREAD_NOT_FOUND"
+  | "LEASE_LOST"
   | "APPEND_FAILED"
   | "COMMIT_OUTCOME_UNKNOWN"
   | "STORE_CLOSED"
@@ -23,6 +24,18 @@ export class ThreadNotFoundError extends StoreError {
     options?: ErrorOptions,
   ) {
     super(`Thread ${threadId} does not exist: create it with ensureThread() before appending to it.`, options);
+  }
+}
+
+/** A fenced append whose owner no longer holds the thread's lease: nothing was written. */
+export class LeaseLostError extends StoreError {
+  override readonly name = "LeaseLostError";
+  readonly code = "LEASE_LOST";
+  constructor(
+    readonly threadId: string,
+    readonly owner: string,
+  ) {
+    super(`${owner} no longer holds the lease of thread ${threadId}: another instance took the run over. Nothing was written; stop working on this run.`);
   }
 }
 

@@ -30,6 +30,7 @@ export {
   AppendError,
   CommitOutcomeUnknownError,
   InvalidCursorError,
+  LeaseLostError,
   StoreClosedError,
   StoreError,
   StoreNotReadyError,

@@ -94,7 +94,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       }
     },
 
-    append: (threadId, events) => writer.append(threadId, events),
+    append: (threadId, events, opts) => writer.append(threadId, events, opts?.leaseOwner),
 
     read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),
 

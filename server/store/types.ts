@@ -49,6 +49,15 @@ export interface ReadOptions {
   limit?: number;
 }
 
+export interface AppendOptions {
+  /**
+   * Fences the append: it commits only while this owner holds the thread's lease, and rejects
+   * with LeaseLostError (writing nothing) otherwise. A run's executor fences all its writes; a
+   * cancel or a signal from another instance does not.
+   */
+  leaseOwner?: string;
+}
+
 export interface EventStore {
   readonly kind: "postgres" | "pglite";
 
@@ -64,7 +73,7 @@ export interface EventStore {
    * A status change implied by an event (protocol/status.ts statusAfter) is committed in the
    * same transaction, and so are the run rows the lifecycle events imply.
    */
-  append(threadId: string, events: WorkflowEvent[]): Promise<StoredEvent[]>;
+  append(threadId: string, events: WorkflowEvent[], opts?: AppendOptions): Promise<StoredEvent[]>;
 
   /** Events of a thread after a cursor, in order. */
   read(threadId: string, opts?: ReadOptions): Promise<StoredEvent[]>;

@@ -14,7 +14,7 @@
 import { runIdOf, type StoredEvent, type WorkflowEvent } from "../../protocol/events.ts";
 import { planBatch, type PendingAppend } from "./batch.ts";
 import type { Db, Tx } from "./db.ts";
-import { AppendError, StoreClosedError, ThreadNotFoundError } from "./errors.ts";
+import { AppendError, LeaseLostError, StoreClosedError, ThreadNotFoundError } from "./errors.ts";
 import { isTransientError, sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import { appendBatch, type AppendedThread } from "./sql/events.ts";
 
@@ -60,7 +60,7 @@ interface QueuedAppend extends PendingAppend {
 }
 
 export interface Writer {
-  append(threadId: string, events: WorkflowEvent[]): Promise<StoredEvent[]>;
+  append(threadId: string, events: WorkflowEvent[], fence?: string): Promise<StoredEvent[]>;
   /** flushes what is queued, then refuses further appends */
   close(): Promise<void>;
 }
@@ -90,11 +90,21 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
     while (queue.length > 0) await flush(takeBatch());
   }
 
-  /** Whole appends, in queue order, up to maxFlush events (at least one append). */
+  /**
+   * Whole appends, in queue order, up to maxFlush events (at least one append). A batch never
+   * holds two appends of one thread with different fences: the fence is checked per thread.
+   */
   function takeBatch(): QueuedAppend[] {
     let n = 0;
     let i = 0;
-    while (i < queue.length && (i === 0 || n + queue[i]!.events.length <= maxFlush)) n += queue[i++]!.events.length;
+    const fences = new Map<string, string | undefined>();
+    while (i < queue.length && (i === 0 || n + queue[i]!.events.length <= maxFlush)) {
+      const a = queue[i]!;
+      if (fences.has(a.threadId) && fences.get(a.threadId) !== a.fence) break;
+      fences.set(a.threadId, a.fence);
+      n += a.events.length;
+      i++;
+    }
     queuedEvents -= n;
     return queue.splice(0, i);
   }
@@ -136,7 +146,7 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
     deps.afterCommit([...byThread.keys()]);
     batch.forEach((a, i) => {
       const w = byThread.get(a.threadId);
-      if (!w) return a.reject(new ThreadNotFoundError(a.threadId));
+      if (!w) return a.reject(a.fence !== undefined ? new LeaseLostError(a.threadId, a.fence) : new ThreadNotFoundError(a.threadId));
       const first = w.base + plan.firstOffsets[i]!;
       // An explicit literal, not `{ ...e, seq }`: V8's spread-and-extend took 2.5 µs per event
       // here against 0.05 µs, which showed up as 10% of the writer's throughput.
@@ -150,11 +160,11 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
   }
 
   return {
-    append(threadId, events) {
+    append(threadId, events, fence) {
       if (closed) return Promise.reject(new StoreClosedError());
       if (events.length === 0) return Promise.resolve([]);
       return new Promise<StoredEvent[]>((resolve, reject) => {
-        queue.push({ threadId, events, resolve, reject });
+        queue.push({ threadId, events, resolve, reject, ...(fence !== undefined && { fence }) });
         queuedEvents += events.length;
         if (queuedEvents >= flushAt) kick();
         else timer ??= setTimeout(kick, interval);

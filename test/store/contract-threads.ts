@@ -1,6 +1,6 @@
 /** Contract, part 2: threads (list, delete), runs (queue), leases, compaction. */
 import { describe, expect, it } from "vitest";
-import { InvalidCursorError, ThreadNotFoundError } from "../../server/store/errors.ts";
+import { InvalidCursorError, LeaseLostError, ThreadNotFoundError } from "../../server/store/errors.ts";
 import type { EventStore, ThreadRow } from "../../server/store/types.ts";
 import type { ContractContext } from "./contract.ts";
 import { ev, randomId, range } from "./fixtures.ts";
@@ -112,7 +112,7 @@ export function threadsContract(ctx: ContractContext): void {
       const store = ctx.store();
       const threadId = await newThread();
       await store.append(threadId, [ev.runAccepted("r1"), ev.started("r1"), ev.suspended("r1")]);
-      await store.append(threadId, [{ type: "workflow.cancelling", data: { runId: "r1" } }]);
+      await store.append(threadId, [ev.cancelling("r1")]);
       expect(await store.getThread(threadId)).toMatchObject({ status: "WAITING", activeRunId: null });
       await store.append(threadId, [{ type: "workflow.cancelled", data: { runId: "r1" } }]);
       expect(await store.getThread(threadId)).toMatchObject({ status: "WAITING", activeRunId: null });
@@ -121,6 +121,25 @@ export function threadsContract(ctx: ContractContext): void {
       expect(await store.getThread(threadId)).toMatchObject({ status: "CANCELLING", activeRunId: "r2" });
       await store.append(threadId, [{ type: "workflow.cancelled", data: { runId: "r2" } }]);
       expect(await store.getThread(threadId)).toMatchObject({ status: "CANCELLED", activeRunId: null });
+    });
+
+    it("a fenced append commits only while its owner holds the lease", async () => {
+      const [a, b] = [ctx.store(), ctx.peer()];
+      const threadId = await newThread();
+      expect(await a.acquireLease(threadId, "A", 0)).toBe(true); // expires at once
+      await a.append(threadId, [ev.runAccepted("r1"), ev.started("r1")], { leaseOwner: "A" });
+      // Expired but not claimed: the owner still writes.
+      await a.append(threadId, [ev.delta("r1", "hi")], { leaseOwner: "A" });
+      // (The schema is shared with other tests: their orphans may be claimed too.)
+      expect((await b.claimExpired("B", 60_000, 100)).map((t) => t.threadId)).toContain(threadId);
+      // Taken over: the old owner's append is refused whole, and unfenced appends still land.
+      const err = await a.append(threadId, [ev.delta("r1", " stale"), ev.suspended("r1")], { leaseOwner: "A" }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LeaseLostError);
+      await a.append(threadId, [ev.cancelling("r1")]);
+      await b.append(threadId, [ev.suspended("r1")], { leaseOwner: "B" });
+      const types = (await a.read(threadId)).map((e) => e.type);
+      expect(types).toEqual(["run.accepted", "workflow.started", "text.delta", "workflow.cancelling", "workflow.suspended"]);
+      expect(await a.getThread(threadId)).toMatchObject({ status: "WAITING", lastSeq: 5, leaseOwner: null });
     });
 
     it("an expired lease can be taken over, and its old holder's heartbeat then fails", async () => {

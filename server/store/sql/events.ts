@@ -17,7 +17,7 @@ export interface AppendedThread {
  *   share threads cannot deadlock;
  * - `bumped` allocates the sequence numbers (last_seq += n) and sets the status and active run
  *   the batch leaves each thread in (and frees the lease when that status is settled); it
- *   returns nothing for a thread that does not exist;
+ *   returns nothing for a thread that does not exist, or whose fenced appends lost the lease;
  * - `inserted` is the multi-row INSERT of the events, seq = base + offset;
  * - `upserted` records the runs' lifecycle. A queued run keeps the input it was queued with.
  * Event data travels as text[] and is cast per row: a jsonb[] parameter measured 25% slower
@@ -56,9 +56,14 @@ export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Pr
            lease_expires_at = case when ${settles} then null else t.lease_expires_at end,
            updated_at = now()
        from locked l
-       join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[], $15::boolean[])
-         as c(thread_id, n, status, touch_active, active_run_id, cancel_guard) using (thread_id)
+       join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[], $15::boolean[], $16::text[])
+         as c(thread_id, n, status, touch_active, active_run_id, cancel_guard, fence) using (thread_id)
        where t.thread_id = l.thread_id
+         -- The fence: a run's events commit only while its executor is still the lease owner.
+         -- An instance that froze past its lease and woke after a takeover writes nothing. An
+         -- expired lease nobody claimed yet still fences for its owner: refusing it would abort
+         -- a run over one slow heartbeat, and a claim is what hands the run to someone else.
+         and (c.fence is null or t.lease_owner = c.fence)
        returning t.thread_id, t.last_seq - c.n as base
      ),
      inserted as (
@@ -83,7 +88,7 @@ export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Pr
       t.ids, t.counts, t.statuses, t.touchActive, t.activeRunIds,
       e.threadIds, e.offsets, e.runIds, e.types, e.data,
       r.ids, r.threadIds, r.statuses, r.inputs,
-      t.cancelGuards,
+      t.cancelGuards, t.fences,
     ],
   );
   return rows.map((row) => ({ threadId: row.thread_id, base: toNum(row.base), at: toMs(row.at) }));

@@ -53,7 +53,7 @@ export async function selectNextQueuedRun(db: Queryable, s: string, threadId: st
     `select ${RUN_COLUMNS}
      from ${s}.runs
      where thread_id = $1::text and status = 'queued'
-     order by created_at, run_id
+     order by queue_pos
      limit 1`,
     [threadId],
   );
