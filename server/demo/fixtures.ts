@@ -49,6 +49,12 @@ export const DEMO_PROMPTS: Record<DemoTrigger, string> = {
   reasoning: "Think it through: is a hot dog a sandwich?",
 };
 
+/**
+ * Not a trigger word but a whole phrase: the demo model then fails like an overloaded provider
+ * (HTTP 503), so the error path (RUN_ERROR, FAILED, the error banner) can be seen and tested.
+ */
+export const DEMO_FAILURE_PROMPT = "Simulate an upstream failure";
+
 // ---- tool contracts (the default agent implements the backend ones with these schemas) ----
 
 export const GetWeatherArgsSchema = z.object({ location: z.string().describe("City name, e.g. Paris") });
@@ -177,6 +183,11 @@ function approved(result: string): boolean {
 
 export function demoFixtures(): Fixture[] {
   return [
+    {
+      match: { predicate: (req) => lastUserText(req).toLowerCase().includes(DEMO_FAILURE_PROMPT.toLowerCase()) },
+      response: { error: { message: "Simulated upstream failure (the demo model's failure phrase)", type: "server_error" }, status: 503 },
+    },
+
     // Follow-ups: the request ends with a tool result.
     {
       match: { predicate: lastResultIs(DEMO_TOOLS.getWeather) },

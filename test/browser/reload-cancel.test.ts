@@ -3,6 +3,7 @@
  * re-attaches to the live run; Cancel stops a run durably and the chrome says so.
  */
 import { expect, it } from "vitest";
+import { DEMO_FAILURE_PROMPT } from "../../server/demo/fixtures.ts";
 import { assistantMessages, describeBrowser, openApp, screenshot, send, waitForStatus, useApp } from "./harness.ts";
 
 describeBrowser("reload and cancel in the browser", () => {
@@ -60,6 +61,26 @@ describeBrowser("reload and cancel in the browser", () => {
     await waitForStatus(page, "CANCELLED");
     await page.getByTestId("cancelled-banner").waitFor();
     await expect.poll(() => page.locator('[data-testid="tool-card"][data-status="Running"]').count()).toBe(0);
+    await page.close();
+  });
+
+  it("an upstream failure: the run ends FAILED with the error banner, also after a reload", async () => {
+    const page = await app.browser.newPage();
+    const threadId = await openApp(page, app.server.url);
+    await send(page, DEMO_FAILURE_PROMPT);
+    await waitForStatus(page, "FAILED", 30_000);
+    const banner = page.getByTestId("error-banner");
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain("503");
+    expect(await page.getByTestId("cancel-button").count()).toBe(0);
+    expect(await page.getByTestId("chat-input").getAttribute("data-enabled")).toBe("false");
+    const res = await fetch(`${app.server.url}/api/threads/${threadId}`);
+    expect(((await res.json()) as { status: string }).status).toBe("FAILED");
+    await screenshot(page, "07c-failed");
+
+    await page.reload();
+    await waitForStatus(page, "FAILED");
+    await page.getByTestId("error-banner").waitFor();
     await page.close();
   });
 });
