@@ -63,6 +63,20 @@ describe.each(backends())("double texting on %s", (backend) => {
     expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
   });
 
+  it("two runs sent together to a settled thread: exactly one starts, the other is rejected", async () => {
+    await start();
+    gated.release.open();
+    const first = await postSse(runUrl(), runBody("t-together", [user("hello")]));
+    await first.done;
+    const send = () =>
+      fetch(runUrl(), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(runBody("t-together", [user("again")])) });
+    const [x, y] = await Promise.all([send(), send()]);
+    expect([x.status, y.status].sort()).toEqual([200, 409]);
+    await (x.status === 200 ? x : y).text();
+    const started = (await server.store.read("t-together")).filter((e) => e.type === "workflow.started");
+    expect(started).toHaveLength(2);
+  });
+
   it("enqueue: the second run waits for the first, then runs, in order", async () => {
     await start();
     const first = runBody("t-enqueue", [user("one step please")]);
