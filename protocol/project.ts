@@ -136,11 +136,7 @@ export class Projector {
         // clients' view and the server's would differ until a reload) or continuing it (the LLM
         // request is re-issued from the start, so its text would repeat).
         const scope = this.enter(e.data.runId, out);
-        if (!scope) return;
-        const before = out.length;
-        scope.closeAll(out);
-        const closedPartial = out.slice(before).some((ev) => ev.type !== EventType.STEP_FINISHED);
-        if (closedPartial) out.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.map(wireMessage) });
+        if (scope) this.closeAndResync(scope, out);
         return;
       }
       case "workflow.suspended":
@@ -234,10 +230,24 @@ export class Projector {
   private finish(runId: string, out: AGUIEvent[], terminal: (s: RunScope) => AGUIEvent): void {
     const s = this.enter(runId, out);
     if (!s) return;
-    s.closeAll(out);
+    // A run cut short (cancel, failure) may leave a half-streamed tool call that the log never
+    // recorded: the same resync as after a recovery, so clients end where a reload would.
+    this.closeAndResync(s, out);
     out.push(terminal(s));
     this.ended.add(runId);
     this.scope = undefined;
+  }
+
+  /**
+   * Closes what is open; if that was a message or tool call (not just steps), the stream had
+   * parts the durable conversation lacks, and a MESSAGES_SNAPSHOT of that conversation replaces
+   * the clients' view with it.
+   */
+  private closeAndResync(s: RunScope, out: AGUIEvent[]): void {
+    const before = out.length;
+    s.closeAll(out);
+    const closedPartial = out.slice(before).some((ev) => ev.type !== EventType.STEP_FINISHED);
+    if (closedPartial) out.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.map(wireMessage) });
   }
 
   private snapshot(s: RunScope, out: AGUIEvent[]): void {

@@ -143,19 +143,21 @@ describe("reasoning", () => {
 });
 
 describe("how runs end", () => {
-  it("a failed run closes the open message and step before RUN_ERROR, then sends nothing more", () => {
+  it("a failed run closes the open message and step, resyncs to the recorded conversation, then RUN_ERROR, then nothing more", () => {
     const frames = project(scenario("failed run (upstream error) with a message left open").log.events);
-    expect(summary(frames).slice(-3)).toEqual(["9.0 TEXT_MESSAGE_END a1", "9.1 STEP_FINISHED llm-1", "9.2 RUN_ERROR UPSTREAM_ERROR"]);
+    expect(summary(frames).slice(-4)).toEqual([
+      "9.0 TEXT_MESSAGE_END a1", "9.1 STEP_FINISHED llm-1", "9.2 MESSAGES_SNAPSHOT", "9.3 RUN_ERROR UPSTREAM_ERROR",
+    ]);
     expect(at(frames, "RUN_ERROR")).toMatchObject({ message: "The model provider answered 500", usage: [{ inputTokens: 5 }] });
     expect(at(frames, "RUN_ERROR")).not.toHaveProperty("runId");
   });
 
-  it("cancellation: cancelling sends nothing; cancelled closes everything, then RUN_ERROR CANCELLED", () => {
+  it("cancellation: cancelling sends nothing; cancelled closes everything, resyncs, then RUN_ERROR CANCELLED", () => {
     const { log } = scenario("cancellation");
     const frames = project(log.events);
     expect(frames.filter((f) => f.id.startsWith(`${seqOf(log, "workflow.cancelling")}`))).toEqual([]);
-    expect(summary(frames).slice(-4)).toEqual([
-      "11.0 TOOL_CALL_END tc1", "11.1 TEXT_MESSAGE_END a1", "11.2 STEP_FINISHED llm-1", "11.3 RUN_ERROR CANCELLED",
+    expect(summary(frames).slice(-5)).toEqual([
+      "11.0 TOOL_CALL_END tc1", "11.1 TEXT_MESSAGE_END a1", "11.2 STEP_FINISHED llm-1", "11.3 MESSAGES_SNAPSHOT", "11.4 RUN_ERROR CANCELLED",
     ]);
     expect(at(frames, "RUN_ERROR")).toMatchObject({ code: "CANCELLED", message: "Run cancelled: user pressed stop" });
   });
@@ -177,8 +179,8 @@ describe("how runs end", () => {
 
   it("a run started while another is open ends the old one (RUN_ERROR SUPERSEDED) before RUN_STARTED", () => {
     const log = new Log().created().run("r1").text("r1", "m", ["x"], { end: false }).run("r2");
-    expect(summary(project(log.events)).slice(-4)).toEqual([
-      "7.0 TEXT_MESSAGE_END m", "7.1 RUN_ERROR SUPERSEDED", "7.2 RUN_STARTED r2", "7.3 STATE_SNAPSHOT",
+    expect(summary(project(log.events)).slice(-5)).toEqual([
+      "7.0 TEXT_MESSAGE_END m", "7.1 MESSAGES_SNAPSHOT", "7.2 RUN_ERROR SUPERSEDED", "7.3 RUN_STARTED r2", "7.4 STATE_SNAPSHOT",
     ]);
   });
 });

@@ -174,7 +174,9 @@ function failedUpstream(): Scenario {
     .usage("r1", 5, 2)
     .failed("r1", "UPSTREAM_ERROR", "The model provider answered 500")
     .add({ type: "text.delta", data: { runId: "r1", messageId: "a1", delta: "swer" } });
-  const messages = [user("u1", "Hi"), assistantMessage("a1", "Partial an")];
+  // a1 was never recorded (the engine appends what streamed before it fails; this log did not):
+  // the resync before RUN_ERROR drops it, so clients end where a reload would.
+  const messages = [user("u1", "Hi")];
   return { name: "failed run (upstream error) with a message left open", log, messages, state: {}, compactable: false };
 }
 
@@ -187,7 +189,8 @@ function cancelled(): Scenario {
     .toolCall("r1", "a1", { id: "tc1", name: "search", args: '{"q":' }, ['{"q":'], { end: false })
     .cancelled("r1", "user pressed stop")
     .add({ type: "toolcall.args", data: { runId: "r1", toolCallId: "tc1", delta: '"x"}' } });
-  const messages = [user("u1", "Search"), assistantMessage("a1", "Working", [{ id: "tc1", name: "search", args: '{"q":' }])];
+  // Nothing of a1 was recorded: the resync before RUN_ERROR drops the half-streamed message.
+  const messages = [user("u1", "Search")];
   return { name: "cancellation", log, messages, state: {}, compactable: false };
 }
 
