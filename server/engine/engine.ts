@@ -167,6 +167,8 @@ export class Engine {
       await this.#store.append(thread.threadId, [
         { type: "signal.received", data: { runId: thread.activeRunId, signal: "steer", payload: { runId: input.runId } } },
       ]);
+      // Fast path when the run executes here; elsewhere its executor reads the signal from the log.
+      this.#executor.steerLocal(thread.threadId, thread.activeRunId);
     }
     // The active run may have ended between our look and the enqueue: start the queue now.
     void this.#drainQueue(thread.threadId);

@@ -63,6 +63,12 @@ export class RunExecutor {
     run.controller.abort(new Error(reason));
   }
 
+  /** A newer message asks the run to stop after its current tool (double texting "interrupt"). */
+  steerLocal(threadId: string, runId: string): void {
+    const run = this.#runs.get(threadId);
+    if (run?.runId === runId) run.steered = true;
+  }
+
   execute(p: ExecuteParams): void {
     const controller = new AbortController();
     const local: LocalRun = {
@@ -187,10 +193,15 @@ export class RunExecutor {
     return false;
   }
 
-  /** Reads the log for cancel and steering requests addressed to this run. */
+  /**
+   * Reads the log for cancel and steering requests addressed to this run by other instances.
+   * It wakes only on their appends (foreignOnly): reading back the run's own token stream on
+   * every flush was a second read per flush for nothing. Requests made in this process arrive
+   * directly (abortLocal, steerLocal) right after their events commit.
+   */
   async #watch(p: ExecuteParams, local: LocalRun, signal: AbortSignal, log: Logger): Promise<void> {
     try {
-      for await (const batch of this.deps.store.follow(p.threadId, p.afterSeq, signal)) {
+      for await (const batch of this.deps.store.follow(p.threadId, p.afterSeq, signal, { foreignOnly: true })) {
         for (const e of batch) {
           if (e.type === "workflow.cancelling" && e.data.runId === p.runId) this.abortLocal(p.threadId, "cancelled");
           if (e.type === "signal.received" && e.data.runId === p.runId && e.data.signal === "steer") local.steered = true;

@@ -53,6 +53,8 @@ export function createEventStore(parts: StoreParts): EventStore {
   const s = schema.ident;
   const instanceId = randomUUID();
   const hub = new WakeHub();
+  /** Rung only by other processes' appends (FollowOptions.foreignOnly). */
+  const foreignHub = new WakeHub();
   const retry = <T>(fn: () => Promise<T>) => withRetry(fn, parts.retry);
   let closed = false;
 
@@ -60,10 +62,15 @@ export function createEventStore(parts: StoreParts): EventStore {
     onPayload(payload) {
       const ring = decodeDoorbell(payload);
       if (ring.from === instanceId) return; // this process woke its followers at commit
-      if (ring.threads === "*") hub.wakeAll();
-      else hub.wake(ring.threads);
+      for (const h of [hub, foreignHub]) {
+        if (ring.threads === "*") h.wakeAll();
+        else h.wake(ring.threads);
+      }
     },
-    onReconnect: () => hub.wakeAll(),
+    onReconnect: () => {
+      hub.wakeAll();
+      foreignHub.wakeAll();
+    },
   });
 
   const writer = createWriter(
@@ -98,10 +105,10 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),
 
-    follow: (threadId, after, signal) =>
+    follow: (threadId, after, signal, opts) =>
       follow(
         {
-          hub,
+          hub: opts?.foreignOnly ? foreignHub : hub,
           read: (id, cursor, limit) => read(id, cursor, limit),
           listening: (sig) => listener.listening(sig),
           closed: () => closed,
@@ -162,6 +169,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       await writer.close();
       closed = true;
       hub.wakeAll(); // followers see `closed` and end
+      foreignHub.wakeAll();
       await listener.close();
       await db.close();
     },

@@ -58,6 +58,16 @@ export interface AppendOptions {
   leaseOwner?: string;
 }
 
+export interface FollowOptions {
+  /**
+   * Wake only for appends committed by other processes (their NOTIFY doorbell), not this
+   * process's own. For a run's executor watching its thread for cancel and steering requests
+   * from other instances: its own appends (one flush per few tokens) never need reading back,
+   * and requests made in this process reach it directly.
+   */
+  foreignOnly?: boolean;
+}
+
 export interface EventStore {
   readonly kind: "postgres" | "pglite";
 
@@ -83,7 +93,7 @@ export interface EventStore {
    * gap and no duplicate, until the signal aborts. In-process appends wake it after commit;
    * on Postgres, appends by other processes wake it through a coalesced NOTIFY doorbell.
    */
-  follow(threadId: string, after: number, signal: AbortSignal): AsyncIterable<StoredEvent[]>;
+  follow(threadId: string, after: number, signal: AbortSignal, opts?: FollowOptions): AsyncIterable<StoredEvent[]>;
 
   getThread(threadId: string): Promise<ThreadRow | null>;
   listThreads(filter?: ListThreadsFilter): Promise<ThreadPage>;

@@ -199,6 +199,29 @@ export function logContract(ctx: ContractContext): void {
       expect(batches.flat()).toEqual([2, 3]);
     });
 
+    it("a foreignOnly follower wakes for another instance's appends, not its own store's", async () => {
+      const [own, other] = [ctx.store(), ctx.peer()];
+      const threadId = await newThread();
+      await own.append(threadId, [ev.userMessage("first")]);
+      const ac = new AbortController();
+      const batches: number[][] = [];
+      let gotFirst!: () => void;
+      const first = new Promise<void>((r) => (gotFirst = r));
+      const following = (async () => {
+        for await (const batch of own.follow(threadId, 0, ac.signal, { foreignOnly: true })) {
+          batches.push(batch.map((e) => e.seq));
+          if (batches.length === 1) gotFirst();
+          if (batches.length === 2) ac.abort();
+        }
+      })();
+      await first; // the catch-up read: [1]
+      await own.append(threadId, [ev.userMessage("own")]); // rings nothing for this follower
+      await other.append(threadId, [ev.userMessage("foreign")]);
+      await following;
+      // Woken by the foreign append only, so its next read holds both events at once.
+      expect(batches).toEqual([[1], [2, 3]]);
+    });
+
     it("ends its followers and refuses appends once closed", async () => {
       const store = ctx.open(ctx.freshSchema());
       await store.migrate();
