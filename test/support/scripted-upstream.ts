@@ -10,6 +10,7 @@
  */
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { sseChunk } from "../llm/support.ts";
 
 export interface ChatRequestMessage {
   role: string;
@@ -82,17 +83,6 @@ function deferred<T>(): Deferred<T> {
   });
   promise.catch(() => {}); // a rejection nobody awaits is not a crash
   return { promise, resolve, reject };
-}
-
-function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
-  const body = {
-    id: "chatcmpl-scripted",
-    object: "chat.completion.chunk",
-    created: 0,
-    model: "scripted",
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-  };
-  return `data: ${JSON.stringify(body)}\n\n`;
 }
 
 const usageChunk = (pieces: number) =>
@@ -191,7 +181,7 @@ export async function startScriptedUpstream(script: Script = () => ({ text: ["ok
     slot(n).resolve(record);
 
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    res.write(chunk({ role: "assistant", content: "" }));
+    res.write(sseChunk({ role: "assistant", content: "" }));
     const text = reply.text ?? [];
     for (let i = 0; i <= text.length; i++) {
       const hold = holds.get(i);
@@ -203,7 +193,7 @@ export async function startScriptedUpstream(script: Script = () => ({ text: ["ok
       if (gone || i === text.length) break;
       if (reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs));
       if (gone) break;
-      res.write(chunk({ content: text[i] }));
+      res.write(sseChunk({ content: text[i] }));
       record.piecesSent = i + 1;
       for (const p of progress.filter((q) => q.count <= record.piecesSent)) {
         progress.splice(progress.indexOf(p), 1);
@@ -213,10 +203,10 @@ export async function startScriptedUpstream(script: Script = () => ({ text: ["ok
     if (gone) return;
     const calls = reply.toolCalls ?? [];
     for (const [index, call] of calls.entries()) {
-      res.write(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-      res.write(chunk({ tool_calls: [{ index, function: { arguments: call.arguments } }] }));
+      res.write(sseChunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+      res.write(sseChunk({ tool_calls: [{ index, function: { arguments: call.arguments } }] }));
     }
-    res.write(chunk({}, calls.length > 0 ? "tool_calls" : "stop"));
+    res.write(sseChunk({}, calls.length > 0 ? "tool_calls" : "stop"));
     res.write(usageChunk(text.length));
     res.end("data: [DONE]\n\n");
   }
