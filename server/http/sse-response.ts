@@ -18,6 +18,7 @@ export class SseResponse {
   readonly #metrics: Metrics | undefined;
   #keepAlive: NodeJS.Timeout | undefined;
   #keepAliveMs: number;
+  #lastWrite = 0;
 
   constructor(req: Request, res: Response, opts: { metrics?: Metrics; keepAliveMs?: number } = {}) {
     this.#res = res;
@@ -49,12 +50,12 @@ export class SseResponse {
     if (this.#isGone()) return;
     const chunk = this.#mode === "proto" ? encodeFrameBinary(frame) : encodeFrame(frame);
     this.#metrics?.framesSent.inc();
-    this.#armKeepAlive();
+    this.#lastWrite = Date.now();
     if (!this.#res.write(chunk)) await this.#drained();
   }
 
   end(): void {
-    clearTimeout(this.#keepAlive);
+    clearInterval(this.#keepAlive);
     if (!this.#isGone()) this.#res.end();
   }
 
@@ -62,14 +63,20 @@ export class SseResponse {
     return this.#res.destroyed || this.#res.writableEnded;
   }
 
+  /**
+   * One timer per stream, ticking every half period: a comment goes out when the last write is
+   * half a period old, so silence never reaches a whole period. Rejected: re-arming a timeout on
+   * every frame, which cost a clearTimeout and a setTimeout per token.
+   */
   #armKeepAlive(): void {
-    clearTimeout(this.#keepAlive);
     if (this.#mode !== "sse") return; // a comment is not a protobuf frame
-    this.#keepAlive = setTimeout(() => {
-      if (this.#isGone()) return;
+    this.#lastWrite = Date.now();
+    const half = Math.max(1, Math.floor(this.#keepAliveMs / 2));
+    this.#keepAlive = setInterval(() => {
+      if (this.#isGone() || Date.now() - this.#lastWrite < half) return;
+      this.#lastWrite = Date.now();
       this.#res.write(KEEP_ALIVE);
-      this.#armKeepAlive();
-    }, this.#keepAliveMs);
+    }, half);
     this.#keepAlive.unref();
   }
 
@@ -86,7 +93,7 @@ export class SseResponse {
   }
 
   #onClose(): void {
-    clearTimeout(this.#keepAlive);
+    clearInterval(this.#keepAlive);
     if (!this.#closed.signal.aborted) {
       this.#metrics?.activeStreams.dec();
       this.#closed.abort();
