@@ -50,8 +50,6 @@ export class Engine {
   #sweepTimer: NodeJS.Timeout | undefined;
   #heartbeatTimer: NodeJS.Timeout | undefined;
   #closed = false;
-  /** The start in progress per thread (startRun, queue drain): see startRun. */
-  readonly #starting = new Map<string, Promise<void>>();
 
   constructor(opts: EngineOptions) {
     this.instanceId = opts.instanceId ?? `threadline-${randomUUID().slice(0, 8)}`;
@@ -80,16 +78,11 @@ export class Engine {
   }
 
   /**
-   * Starts a run, or applies the thread's double-texting policy when it is busy. Starts of one
-   * thread are serialised in this process: the lease keeps two instances apart, but this
-   * instance may re-take its own lease on a settled thread, so two requests arriving together
-   * (a double click) would otherwise both begin a run before either made the thread PENDING.
+   * Starts a run, or applies the thread's double-texting policy when it is busy. The lease is
+   * the lock: whoever takes it (store: never re-entrant) begins the run; any other start, here
+   * or on another instance, finds the thread busy.
    */
-  startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {
-    return this.#oneAtATime(input.threadId, () => this.#startRun(agent, input, opts));
-  }
-
-  async #startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions): Promise<StartedRun> {
+  async startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {
     const { threadId } = input;
     const { thread, created } = await this.#store.ensureThread(threadId, agent.id);
     if (thread.agentId !== agent.id) throw new ThreadAgentMismatchError(threadId, thread.agentId, agent.id);
@@ -215,26 +208,11 @@ export class Engine {
     return { threadId, runId, afterSeq, queued: false };
   }
 
-  #oneAtATime<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.#starting.get(threadId) ?? Promise.resolve();
-    const next = previous.then(fn, fn);
-    const settled = next.then(() => undefined, () => undefined);
-    this.#starting.set(threadId, settled);
-    void settled.then(() => {
-      if (this.#starting.get(threadId) === settled) this.#starting.delete(threadId);
-    });
-    return next;
-  }
-
   #spawn(params: ExecuteParams): void {
     this.#executor.execute(params);
   }
 
-  #drainQueue(threadId: string): Promise<void> {
-    return this.#oneAtATime(threadId, () => this.#drainQueueNow(threadId));
-  }
-
-  async #drainQueueNow(threadId: string): Promise<void> {
+  async #drainQueue(threadId: string): Promise<void> {
     if (this.#closed) return;
     try {
       const next = await this.#store.nextQueuedRun(threadId);

@@ -79,7 +79,7 @@ export function threadsContract(ctx: ContractContext): void {
       const threadId = await newThread();
       expect(await a.acquireLease(threadId, "A", 60_000)).toBe(true);
       expect(await b.acquireLease(threadId, "B", 60_000)).toBe(false);
-      // The thread is PENDING (active): a second start by the holder must find it busy.
+      // Not re-entrant: a second start by the holder must find the thread busy.
       expect(await a.acquireLease(threadId, "A", 60_000)).toBe(false);
       const held = await a.getThread(threadId);
       expect(held).toMatchObject({ leaseOwner: "A" });
@@ -104,8 +104,8 @@ export function threadsContract(ctx: ContractContext): void {
       await a.append(threadId, [ev.suspended("r1")]);
       expect(await a.getThread(threadId)).toMatchObject({ status: "WAITING", leaseOwner: null, leaseExpiresAt: null });
       expect(await b.acquireLease(threadId, "B", 60_000)).toBe(true);
-      // On a settled thread the holder may take it again (a follow-up run on the same instance).
-      expect(await b.acquireLease(threadId, "B", 60_000)).toBe(true);
+      // Not re-entrant: a second start by the same instance finds the thread taken.
+      expect(await b.acquireLease(threadId, "B", 60_000)).toBe(false);
     });
 
     it("a cancel that arrives after the run ended changes no status (no CANCELLING forever)", async () => {

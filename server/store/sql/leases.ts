@@ -8,10 +8,11 @@ import type { ThreadRow } from "../types.ts";
 import { threadFromRow, type ThreadDbRow } from "./threads.ts";
 
 /**
- * Takes the lease when it is free or expired, or when this owner holds it on a settled thread.
- * Never while this owner executes a run there (status PENDING/RUNNING/CANCELLING): a second
- * start on the same instance must see the thread as busy, not re-enter its own lease (and a
- * later release by that second caller would strip the running run of it).
+ * Takes the lease when it is free or expired: never when anyone holds it, this owner included.
+ * A run's start takes it before writing run.accepted, so a second start of the same thread, on
+ * this instance or another, finds it taken and sees the thread as busy. (The lease is freed in
+ * the commit that settles a run, so a follow-up finds it free.) Rejected: letting the holder
+ * re-take it, which let two requests of one instance (a double click) both begin a run.
  */
 export async function acquireLease(db: Queryable, s: string, threadId: string, owner: string, ttlMs: number): Promise<boolean> {
   const { rowCount } = await db.query(
@@ -19,9 +20,7 @@ export async function acquireLease(db: Queryable, s: string, threadId: string, o
      set lease_owner = $2::text,
          lease_expires_at = now() + $3::float8 * interval '1 millisecond'
      where thread_id = $1::text
-       and (lease_owner is null
-            or lease_expires_at <= now()
-            or (lease_owner = $2::text and status not in ('PENDING', 'RUNNING', 'CANCELLING')))`,
+       and (lease_owner is null or lease_expires_at <= now())`,
     [threadId, owner, ttlMs],
   );
   return rowCount === 1;
