@@ -12,10 +12,18 @@ import { reconstruct } from "../../protocol/reconstruct.ts";
 import { isActive } from "../../protocol/status.ts";
 import type { AgentDefinition, AgentRegistry, DoubleTextingPolicy } from "../agents/define.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
-import { ThreadAgentMismatchError, ThreadBusyError } from "./errors.ts";
+import { AdmissionRefusedError, ThreadNotFoundError } from "../store/errors.ts";
+import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "./errors.ts";
 import type { ChatModelFactory } from "./chat-model.ts";
 import { RunExecutor, type ExecuteParams } from "./run-executor.ts";
 import { newMessagesOf, mergeState } from "./run-input.ts";
+
+/**
+ * How often one start reads the thread again after its admission was refused. Each refusal means
+ * another start, end or delete of the thread committed in between; past this many, the thread is
+ * too contended to call it anything but busy.
+ */
+const ADMISSION_ATTEMPTS = 8;
 
 export interface EngineOptions {
   store: EventStore;
@@ -78,28 +86,30 @@ export class Engine {
   }
 
   /**
-   * Starts a run, or applies the thread's double-texting policy when it is busy. The lease is
-   * the lock: whoever takes it (store: never re-entrant) begins the run; any other start, here
-   * or on another instance, finds the thread busy.
+   * Starts a run, or applies the thread's double-texting policy when it is busy. The run is
+   * admitted in the commit that writes its first events (store: RunAdmission): that commit
+   * creates the thread if needed and takes the lease, and is refused, writing nothing, if the
+   * thread moved on since it was read. A refusal means someone else got there first: read the
+   * thread again and decide again (start, queue, or answer busy), a bounded number of times.
    */
   async startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {
-    const { threadId } = input;
-    const { thread, created } = await this.#store.ensureThread(threadId, agent.id);
-    if (thread.agentId !== agent.id) throw new ThreadAgentMismatchError(threadId, thread.agentId, agent.id);
-    // A thread row with no events yet was only just created (or its first run never began).
-    if (isActive(thread.status) && thread.lastSeq > 0) return this.#busy(thread, agent, input, opts);
-
-    if (!(await this.#store.acquireLease(threadId, this.instanceId, this.leaseTtlMs))) {
-      const now = (await this.#store.getThread(threadId)) ?? thread;
-      return this.#busy(now, agent, input, opts);
+    const { threadId, runId } = input;
+    let thread: ThreadRow | null = null;
+    for (let attempt = 1; attempt <= ADMISSION_ATTEMPTS; attempt++) {
+      thread = await this.#store.getThread(threadId);
+      if (thread && thread.agentId !== agent.id) throw new ThreadAgentMismatchError(threadId, thread.agentId, agent.id);
+      // Run ids name a run for good: a second run under one would mix two runs' frames in a replay.
+      if (thread && (await this.#store.getRun(threadId, runId))) throw new RunIdReusedError(threadId, runId);
+      try {
+        // A thread row with no events yet was only just created (or its first run never began).
+        if (thread && isActive(thread.status) && thread.lastSeq > 0) return await this.#busy(thread, agent, input, opts);
+        return await this.#begin(agent, input, thread);
+      } catch (err) {
+        // Refused admission; or the thread was deleted under an enqueue: look again.
+        if (!(err instanceof AdmissionRefusedError) && !(err instanceof ThreadNotFoundError)) throw err;
+      }
     }
-    const fresh = (await this.#store.getThread(threadId)) ?? thread;
-    const hasHistory = fresh.lastSeq > 0;
-    if (hasHistory && isActive(fresh.status)) {
-      await this.#store.releaseLease(threadId, this.instanceId);
-      return this.#busy(fresh, agent, input, opts);
-    }
-    return this.#begin(agent, input, created || !hasHistory);
+    throw new ThreadBusyError(threadId, thread?.activeRunId ?? null, thread?.status ?? "PENDING");
   }
 
   /** Asks the thread's active run to stop, from any instance: the log carries the request. */
@@ -108,7 +118,12 @@ export class Engine {
     if (!thread || !isActive(thread.status) || thread.status === "CANCELLING") return thread;
     const runId = thread.activeRunId ?? undefined;
     if (!runId) return thread;
-    await this.#store.append(threadId, [{ type: "workflow.cancelling", data: { runId, reason } }]);
+    try {
+      await this.#store.append(threadId, [{ type: "workflow.cancelling", data: { runId, reason } }]);
+    } catch (err) {
+      if (err instanceof ThreadNotFoundError) return null; // deleted since: nothing left to cancel
+      throw err;
+    }
     // Fast path when the run executes here; elsewhere its executor sees the event in the log.
     this.#executor.abortLocal(threadId, "cancelled");
     // Nobody executes it (it ended just now, or its instance died): settle it ourselves.
@@ -155,7 +170,9 @@ export class Engine {
   ): Promise<StartedRun> {
     const policy = opts.doubleTexting ?? agent.doubleTexting;
     if (policy === "reject") throw new ThreadBusyError(thread.threadId, thread.activeRunId, thread.status);
-    await this.#store.enqueueRun(thread.threadId, input.runId, input);
+    if (!(await this.#store.enqueueRun(thread.threadId, input.runId, input))) {
+      throw new RunIdReusedError(thread.threadId, input.runId);
+    }
     if (policy === "interrupt" && thread.activeRunId) {
       await this.#store.append(thread.threadId, [
         { type: "signal.received", data: { runId: thread.activeRunId, signal: "steer", payload: { runId: input.runId } } },
@@ -168,9 +185,12 @@ export class Engine {
     return { threadId: thread.threadId, runId: input.runId, afterSeq: thread.lastSeq, queued: true };
   }
 
-  async #begin(agent: AgentDefinition, input: RunAgentInput, isNew: boolean): Promise<StartedRun> {
+  /** Builds the run's first events from the thread as read (`thread`, null when new) and admits it. */
+  async #begin(agent: AgentDefinition, input: RunAgentInput, thread: ThreadRow | null): Promise<StartedRun> {
     const { threadId, runId } = input;
-    const history = await this.#store.read(threadId);
+    const expectedLastSeq = thread?.lastSeq ?? 0;
+    const isNew = expectedLastSeq === 0;
+    const history = isNew ? [] : await this.#store.read(threadId);
     const snapshot = reconstruct(history);
     const newMessages = newMessagesOf(snapshot.messages, input.messages);
     const state = mergeState(snapshot.state, input.state);
@@ -193,7 +213,9 @@ export class Engine {
       batch.push({ type: "state.set", data: { runId, state } });
     }
     batch.push({ type: "workflow.started", data: { runId } });
-    const stored = await this.#store.append(threadId, batch, { leaseOwner: this.instanceId });
+    const stored = await this.#store.append(threadId, batch, {
+      admit: { agentId: agent.id, owner: this.instanceId, ttlMs: this.leaseTtlMs, expectedLastSeq },
+    });
     const afterSeq = stored[0]!.seq - 1;
     this.#spawn({
       threadId,
@@ -212,25 +234,27 @@ export class Engine {
     this.#executor.execute(params);
   }
 
+  /** Starts the oldest queued run of a settled thread, if any; a refused admission tries again. */
   async #drainQueue(threadId: string): Promise<void> {
     if (this.#closed) return;
     try {
-      const next = await this.#store.nextQueuedRun(threadId);
-      if (!next) return;
-      if (!(await this.#store.acquireLease(threadId, this.instanceId, this.leaseTtlMs))) return;
-      const thread = await this.#store.getThread(threadId);
-      if (!thread || isActive(thread.status)) {
-        await this.#store.releaseLease(threadId, this.instanceId);
-        return;
+      for (let attempt = 1; attempt <= ADMISSION_ATTEMPTS; attempt++) {
+        const next = await this.#store.nextQueuedRun(threadId);
+        if (!next) return;
+        const thread = await this.#store.getThread(threadId);
+        if (!thread || isActive(thread.status)) return; // the active run drains it when it settles
+        const agent = this.#agents.get(thread.agentId);
+        if (!agent) {
+          this.#logger.error({ threadId, runId: next.runId, agentId: thread.agentId }, "a queued run's agent is not hosted here; it stays queued");
+          return;
+        }
+        try {
+          await this.#begin(agent, next.input as RunAgentInput, thread);
+          return;
+        } catch (err) {
+          if (!(err instanceof AdmissionRefusedError)) throw err;
+        }
       }
-      // Re-read under the lease: another instance may have started it meanwhile.
-      const run = await this.#store.nextQueuedRun(threadId);
-      const agent = this.#agents.get(thread.agentId);
-      if (!run || !agent) {
-        await this.#store.releaseLease(threadId, this.instanceId);
-        return;
-      }
-      await this.#begin(agent, run.input as RunAgentInput, false);
     } catch (err) {
       this.#logger.error({ err, threadId }, "could not start the next queued run");
     }

@@ -32,6 +32,20 @@ export class ThreadAgentMismatchError extends Error {
   }
 }
 
+export class RunIdReusedError extends Error {
+  override readonly name = "RunIdReusedError";
+  readonly code = "RUN_ID_REUSED";
+  constructor(
+    readonly threadId: string,
+    readonly runId: string,
+  ) {
+    super(
+      `Thread ${threadId} already has a run "${runId}". Every run needs a new runId: generate one ` +
+        `(a UUID) per request, and to follow a run you started, POST /api/agents/<agent>/connect.`,
+    );
+  }
+}
+
 /** Ends a run with RUN_ERROR: the code goes to the client, the cause to the log. */
 export class RunFailure extends Error {
   override readonly name = "RunFailure";

@@ -80,9 +80,33 @@ export class RunExecutor {
       leaseUntil: performance.now() + this.deps.leaseTtlMs,
     };
     this.#runs.set(p.threadId, local);
-    local.done = this.#run(p, local).finally(() => {
-      if (this.#runs.get(p.threadId) === local) this.#runs.delete(p.threadId);
-    });
+    local.done = this.#run(p, local)
+      .catch((err: unknown) => this.#failUnowned(p, local, err))
+      .finally(() => {
+        if (this.#runs.get(p.threadId) === local) this.#runs.delete(p.threadId);
+      });
+  }
+
+  /**
+   * The owner of whatever escaped a run (its model factory threw, its settle hit a bug): the run
+   * ends FAILED with RUN_ERROR, logged with its ids, and the process goes on. Nobody awaits a
+   * run's promise, so without this a single bad run was an unhandled rejection that ended the
+   * process and every other run in it.
+   */
+  async #failUnowned(p: ExecuteParams, local: LocalRun, err: unknown): Promise<void> {
+    const log = this.deps.logger.child({ threadId: p.threadId, runId: p.runId });
+    log.error({ err }, "run failed outside its loop; recording the failure");
+    if (!this.#leaseLive(p.threadId, local, log)) return; // whoever holds the lease settles it
+    const message = `The run failed on an internal error: ${err instanceof Error ? err.message : String(err)}`;
+    try {
+      await this.deps.store.append(p.threadId, [
+        { type: "workflow.failed", data: { runId: p.runId, error: { code: "INTERNAL_ERROR", message } } },
+      ], { leaseOwner: this.deps.owner });
+    } catch (appendErr) {
+      log.error({ err: appendErr }, "could not record the run's failure; recovery will settle it once the lease expires");
+      return;
+    }
+    await this.deps.onSettled(p.threadId);
   }
 
   async heartbeat(ttlMs: number): Promise<void> {
@@ -162,12 +186,23 @@ export class RunExecutor {
     // lease_lost / shutdown: write nothing. The run is not over; whoever holds (or next
     // claims) the lease resumes it from the log.
     if (!terminal || !this.#leaseLive(threadId, local, log)) {
-      if (outcome.kind === "aborted" && outcome.reason === "shutdown") await store.releaseLease(threadId, owner).catch(() => {});
+      if (outcome.kind === "aborted" && outcome.reason === "shutdown") {
+        await store.releaseLease(threadId, owner).catch((err: unknown) => {
+          log.warn({ err }, "could not release the lease at shutdown; it expires by itself");
+        });
+      }
       log.info({ reason: outcome.kind === "aborted" ? outcome.reason : "lease_lost" }, "run left for recovery");
       return;
     }
     try {
-      await writer.flush().catch(() => {}); // stream events still in flight land before the end
+      // Stream events still in flight land before the end. One that failed leaves a hole the
+      // terminal event must not hide: the run is recorded as failed instead.
+      await writer.flush().catch((err: unknown) => {
+        log.error({ err }, "stream events of the run could not be recorded");
+        if (terminal && terminal.type !== "workflow.failed") {
+          terminal = { type: "workflow.failed", data: { runId, error: { code: "STORE_ERROR", message: "Part of the run could not be saved; send your message again." } } };
+        }
+      });
       await store.append(threadId, [terminal], { leaseOwner: this.deps.owner });
       log.info({ outcome: outcome.kind }, "run settled");
     } catch (err) {

@@ -8,14 +8,17 @@
  */
 import { runIdOf, type WorkflowEvent } from "../../protocol/events.ts";
 import { statusAfter, type ThreadStatus } from "../../protocol/status.ts";
-import type { RunStatus } from "./types.ts";
+import type { RunAdmission as Admission, RunStatus } from "./types.ts";
 
 export interface PendingAppend {
   threadId: string;
   events: readonly WorkflowEvent[];
   /** Commit only while this owner holds the thread's lease (EventStore.append's `leaseOwner`). */
   fence?: string;
+  /** A run's admission (AppendOptions.admit). Never shares a batch with its thread's other appends. */
+  admit?: Admission;
 }
+
 
 export interface BatchPlan {
   /** one entry per thread, sorted by thread id: the order in which rows are locked */
@@ -34,6 +37,11 @@ export interface BatchPlan {
     cancelGuards: boolean[];
     /** The lease owner the thread's appends are fenced by, or null (the writer never mixes two). */
     fences: (string | null)[];
+    /** The admission of the thread's append, as columns (null where the append admits no run). */
+    admitAgents: (string | null)[];
+    admitOwners: (string | null)[];
+    admitTtls: (number | null)[];
+    admitSeqs: (number | null)[];
   };
   /** one entry per event, in queue order; seq = the thread's base + offset */
   events: {
@@ -98,6 +106,7 @@ interface ThreadAcc {
   activeRunId: string | null;
   cancelGuard: boolean;
   fence: string | null;
+  admit: Admission | null;
 }
 
 /** A cancel moves a thread only while a run is live there; after the run's end it is a no-op. */
@@ -119,11 +128,15 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
   const events: BatchPlan["events"] = { threadIds: [], offsets: [], runIds: [], types: [], data: [] };
   const firstOffsets: number[] = [];
 
-  for (const { threadId, events: list, fence } of appends) {
+  for (const { threadId, events: list, fence, admit } of appends) {
     let t = threads.get(threadId);
-    if (!t) threads.set(threadId, (t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false, fence: null }));
+    if (!t) {
+      t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false, fence: null, admit: null };
+      threads.set(threadId, t);
+    }
     firstOffsets.push(t.count + 1);
     t.fence = fence ?? t.fence;
+    t.admit = admit ?? t.admit;
     for (const e of list) {
       const runId = runIdOf(e);
       t.count += 1;
@@ -172,6 +185,10 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
       activeRunIds: accs.map((t) => t.activeRunId),
       cancelGuards: accs.map((t) => t.cancelGuard),
       fences: accs.map((t) => t.fence),
+      admitAgents: accs.map((t) => t.admit?.agentId ?? null),
+      admitOwners: accs.map((t) => t.admit?.owner ?? null),
+      admitTtls: accs.map((t) => t.admit?.ttlMs ?? null),
+      admitSeqs: accs.map((t) => t.admit?.expectedLastSeq ?? null),
     },
     events,
     runs: {

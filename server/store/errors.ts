@@ -10,7 +10,8 @@ export type StoreErrorCode =
   | "COMMIT_OUTCOME_UNKNOWN"
   | "STORE_CLOSED"
   | "INVALID_CURSOR"
-  | "STORE_NOT_READY";
+  | "STORE_NOT_READY"
+  | "ADMISSION_REFUSED";
 
 export abstract class StoreError extends Error {
   abstract readonly code: StoreErrorCode;
@@ -36,6 +37,19 @@ export class LeaseLostError extends StoreError {
     readonly owner: string,
   ) {
     super(`${owner} no longer holds the lease of thread ${threadId}: another instance took the run over. Nothing was written; stop working on this run.`);
+  }
+}
+
+/**
+ * A run's admission found the thread changed since its batch was built (another run started or
+ * ended, the thread was deleted or created), leased, or another agent's. Nothing was written; the
+ * caller reads the thread again and decides (start again, queue, or refuse as busy).
+ */
+export class AdmissionRefusedError extends StoreError {
+  override readonly name = "AdmissionRefusedError";
+  readonly code = "ADMISSION_REFUSED";
+  constructor(readonly threadId: string) {
+    super(`Thread ${threadId} changed while a run was being admitted to it; nothing was written. Read the thread again and retry.`);
   }
 }
 

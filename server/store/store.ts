@@ -101,7 +101,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       }
     },
 
-    append: (threadId, events, opts) => writer.append(threadId, events, opts?.leaseOwner),
+    append: (threadId, events, opts) => writer.append(threadId, events, { fence: opts?.leaseOwner, admit: opts?.admit }),
 
     read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),
 
@@ -138,14 +138,14 @@ export function createEventStore(parts: StoreParts): EventStore {
       };
     },
 
-    // Not retried: a retry after a delete whose reply was lost would answer false.
+    // Not retried: a retry after a delete whose reply was lost would answer not_found.
     deleteThread: (threadId) => deleteThread(db, s, threadId),
 
-    getRun: (runId) => retry(() => selectRun(db, s, runId)),
+    getRun: (threadId, runId) => retry(() => selectRun(db, s, threadId, runId)),
 
     async enqueueRun(threadId, runId, input) {
       try {
-        await retry(() => insertQueuedRun(db, s, threadId, runId, input));
+        return await retry(() => insertQueuedRun(db, s, threadId, runId, input));
       } catch (err) {
         if (sqlStateOf(err) === FOREIGN_KEY_VIOLATION) throw new ThreadNotFoundError(threadId, { cause: err });
         throw err;

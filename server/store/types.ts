@@ -30,6 +30,8 @@ export interface RunRow {
   updatedAt: number;
 }
 
+export type DeleteOutcome = "deleted" | "not_found" | "busy";
+
 export interface ListThreadsFilter {
   agentId?: string;
   status?: ThreadStatus;
@@ -56,6 +58,27 @@ export interface AppendOptions {
    * cancel or a signal from another instance does not.
    */
   leaseOwner?: string;
+  /**
+   * Admits a run (RunAdmission): the append commits only if the admission holds, and rejects with
+   * AdmissionRefusedError (writing nothing) otherwise. Not combined with leaseOwner.
+   */
+  admit?: RunAdmission;
+}
+
+/**
+ * What admits a run, checked against the thread's row in the commit that writes the run's first
+ * events: the thread is still where the run's batch was built from (the same last_seq, so the same
+ * status and history), it belongs to this agent, and nobody holds its lease. The lease is taken in
+ * that same commit, and a thread that does not exist yet (expectedLastSeq 0) is created in it: the
+ * thread row, the run row, the lease and the first events commit together or not at all.
+ * Rejected: creating the thread, taking the lease and appending in three steps, which left a
+ * thread PENDING forever with its lease held whenever the append was refused.
+ */
+export interface RunAdmission {
+  agentId: string;
+  owner: string;
+  ttlMs: number;
+  expectedLastSeq: number;
 }
 
 export interface FollowOptions {
@@ -97,11 +120,20 @@ export interface EventStore {
 
   getThread(threadId: string): Promise<ThreadRow | null>;
   listThreads(filter?: ListThreadsFilter): Promise<ThreadPage>;
-  deleteThread(threadId: string): Promise<boolean>;
+  /**
+   * Deletes a thread with its events and runs, unless a run is active on it or queued behind it
+   * ("busy": nothing is deleted). The check and the delete are one statement, so a run being
+   * admitted meanwhile either comes first (busy) or finds no thread (and creates it anew).
+   */
+  deleteThread(threadId: string): Promise<DeleteOutcome>;
 
-  getRun(runId: string): Promise<RunRow | null>;
-  /** Records a run waiting behind the thread's active one (double-texting policy "enqueue"). */
-  enqueueRun(threadId: string, runId: string, input: unknown): Promise<void>;
+  /** A run of a thread; run ids are the client's and unique only within their thread. */
+  getRun(threadId: string, runId: string): Promise<RunRow | null>;
+  /**
+   * Records a run waiting behind the thread's active one (double-texting policy "enqueue").
+   * False, writing nothing, when the thread already has a run of that id.
+   */
+  enqueueRun(threadId: string, runId: string, input: unknown): Promise<boolean>;
   /** The oldest queued run of a thread, if any. */
   nextQueuedRun(threadId: string): Promise<RunRow | null>;
 

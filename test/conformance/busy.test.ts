@@ -69,7 +69,7 @@ conformanceSuite("409 before any stream", { fixtures }, (target) => {
 
     const rest = await stream.rest();
     expect(rest.at(-1)?.event.type).toBe("RUN_FINISHED");
-    expect(await store.getRun(second.runId)).toBeNull();
+    expect(await store.getRun(second.threadId, second.runId)).toBeNull();
     const log = await store.read(threadId);
     expect(log.some((e) => e.runId === second.runId || JSON.stringify(e.data).includes(second.runId))).toBe(false);
     expect(log.some((e) => JSON.stringify(e.data).includes(second.messages[1]!.id))).toBe(false);
@@ -88,7 +88,7 @@ conformanceSuite("409 before any stream", { fixtures }, (target) => {
     expect(res.status).toBe(409);
     expect(res.json).toMatchObject({ error: { code: "THREAD_AGENT_MISMATCH", threadId, agentId: "default" } });
     expect(await store.read(threadId)).toEqual(before);
-    expect(await store.getRun(other.runId)).toBeNull();
+    expect(await store.getRun(other.threadId, other.runId)).toBeNull();
     expect((await store.getThread(threadId))?.agentId).toBe("default");
   });
 });

@@ -65,7 +65,7 @@ conformanceSuite("malformed requests", { remote: true }, (target) => {
       expect(await store.getThread(c.threadId)).toBeNull();
       expect(await store.read(c.threadId)).toEqual([]);
     }
-    if (c.runId) expect(await store.getRun(c.runId)).toBeNull();
+    if (c.runId && c.threadId) expect(await store.getRun(c.threadId, c.runId)).toBeNull();
   });
 
   itLocal("the whole corpus left the store without a single thread", async () => {

@@ -63,19 +63,19 @@ export function logContract(ctx: ContractContext): void {
       const threadId = await newThread();
       await store.append(threadId, [ev.threadCreated(), ev.runAccepted("run-1")]);
       expect(await store.getThread(threadId)).toMatchObject({ status: "PENDING", activeRunId: "run-1" });
-      expect(await store.getRun("run-1")).toMatchObject({ threadId, status: "running", input: { runId: "run-1" } });
+      expect(await store.getRun(threadId, "run-1")).toMatchObject({ threadId, status: "running", input: { runId: "run-1" } });
 
       await store.append(threadId, [ev.started("run-1"), ev.delta("run-1", "x")]);
       expect(await store.getThread(threadId)).toMatchObject({ status: "RUNNING", activeRunId: "run-1" });
 
       await store.append(threadId, [ev.suspended("run-1")]);
       expect(await store.getThread(threadId)).toMatchObject({ status: "WAITING", activeRunId: null });
-      expect((await store.getRun("run-1"))?.status).toBe("waiting");
+      expect((await store.getRun(threadId, "run-1"))?.status).toBe("waiting");
 
       // several transitions in one append: the last one wins
       await store.append(threadId, [ev.runAccepted("run-2"), ev.started("run-2"), ev.delta("run-2", "y"), ev.completed("run-2")]);
       expect(await store.getThread(threadId)).toMatchObject({ status: "COMPLETED", activeRunId: null, lastSeq: 9 });
-      expect(await store.getRun("run-2")).toMatchObject({ status: "completed", input: { runId: "run-2" } });
+      expect(await store.getRun(threadId, "run-2")).toMatchObject({ status: "completed", input: { runId: "run-2" } });
     });
 
     it("writes nothing of a failing append, and the rest of its batch commits", async () => {
@@ -95,7 +95,7 @@ export function logContract(ctx: ContractContext): void {
       expect(results[1].status).toBe("fulfilled");
 
       expect(await store.read(bad)).toEqual([]);
-      expect(await store.getRun(runId)).toBeNull();
+      expect(await store.getRun(bad, runId)).toBeNull();
       expect(await store.getThread(bad)).toMatchObject({ status: "PENDING", activeRunId: null, lastSeq: 0 });
       expect((await store.read(good)).map((e) => e.seq)).toEqual([1]);
     });

@@ -44,13 +44,26 @@ export function threadsContract(ctx: ContractContext): void {
       const store = ctx.store();
       const threadId = await newThread();
       const runId = randomId("run");
-      await store.append(threadId, [ev.runAccepted(runId), ev.delta(runId, "x")]);
-      expect(await store.deleteThread(threadId)).toBe(true);
-      expect(await store.deleteThread(threadId)).toBe(false);
+      await store.append(threadId, [ev.runAccepted(runId), ev.delta(runId, "x"), ev.completed(runId)]);
+      expect(await store.deleteThread(threadId)).toBe("deleted");
+      expect(await store.deleteThread(threadId)).toBe("not_found");
       expect(await store.getThread(threadId)).toBeNull();
-      expect(await store.getRun(runId)).toBeNull();
+      expect(await store.getRun(threadId, runId)).toBeNull();
       expect(await store.read(threadId)).toEqual([]);
       await expect(store.append(threadId, [ev.delta(runId, "y")])).rejects.toBeInstanceOf(ThreadNotFoundError);
+    });
+
+    it("refuses to delete a thread with an active or a queued run, and deletes nothing", async () => {
+      const store = ctx.store();
+      const threadId = await newThread();
+      const [r1, r2] = [randomId("run"), randomId("run")];
+      await store.append(threadId, [ev.runAccepted(r1), ev.started(r1)]);
+      expect(await store.deleteThread(threadId)).toBe("busy");
+      await store.enqueueRun(threadId, r2, { runId: r2 });
+      await store.append(threadId, [ev.completed(r1)]);
+      expect(await store.deleteThread(threadId)).toBe("busy"); // r2 waits behind r1
+      expect((await store.getThread(threadId))?.lastSeq).toBe(3);
+      expect(await store.getRun(threadId, r2)).toMatchObject({ status: "queued" });
     });
   });
 
@@ -61,13 +74,13 @@ export function threadsContract(ctx: ContractContext): void {
       const [r2, r3] = [randomId("run"), randomId("run")];
       const input = { threadId, runId: r2, messages: [{ id: "m", role: "user", content: "next" }] };
       expect(await store.nextQueuedRun(threadId)).toBeNull();
-      await store.enqueueRun(threadId, r2, input);
-      await store.enqueueRun(threadId, r3, { runId: r3 });
-      await store.enqueueRun(threadId, r2, { ignored: true }); // a retried enqueue changes nothing
+      expect(await store.enqueueRun(threadId, r2, input)).toBe(true);
+      expect(await store.enqueueRun(threadId, r3, { runId: r3 })).toBe(true);
+      expect(await store.enqueueRun(threadId, r2, { ignored: true })).toBe(false); // a reused run id changes nothing
       expect(await store.nextQueuedRun(threadId)).toMatchObject({ runId: r2, threadId, status: "queued", input });
 
       await store.append(threadId, [ev.runAccepted(r2)]);
-      expect(await store.getRun(r2)).toMatchObject({ status: "running", input });
+      expect(await store.getRun(threadId, r2)).toMatchObject({ status: "running", input });
       expect((await store.nextQueuedRun(threadId))?.runId).toBe(r3);
       await expect(store.enqueueRun("no-such-thread", randomId("run"), {})).rejects.toBeInstanceOf(ThreadNotFoundError);
     });

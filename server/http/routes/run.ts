@@ -7,9 +7,10 @@
  * goes on (unless the request asked for cancel-on-disconnect), and /connect picks it up.
  */
 import { Router } from "express";
+import type { Logger } from "pino";
 import type { AgentRegistry } from "../../agents/define.ts";
 import type { Engine } from "../../engine/engine.ts";
-import { ThreadAgentMismatchError, ThreadBusyError } from "../../engine/errors.ts";
+import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "../../engine/errors.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
 import { sendError } from "../errors.ts";
@@ -18,13 +19,14 @@ import { SseResponse } from "../sse-response.ts";
 import { isTerminalFrame, threadFrames } from "../thread-frames.ts";
 
 export interface RunRouteDeps {
+  logger: Logger;
   store: EventStore;
   engine: Engine;
   agents: AgentRegistry;
   metrics: Metrics;
 }
 
-export function runRoute({ store, engine, agents, metrics }: RunRouteDeps): Router {
+export function runRoute({ logger, store, engine, agents, metrics }: RunRouteDeps): Router {
   const router = Router();
   router.post("/api/agents/:agentId/run", async (req, res) => {
     if (!req.is("application/json")) {
@@ -52,6 +54,9 @@ export function runRoute({ store, engine, agents, metrics }: RunRouteDeps): Rout
       if (err instanceof ThreadBusyError) {
         return sendError(res, 409, err.code, err.message, { threadId: err.threadId, activeRunId: err.activeRunId, status: err.status });
       }
+      if (err instanceof RunIdReusedError) {
+        return sendError(res, 409, err.code, err.message, { threadId: err.threadId, runId: err.runId });
+      }
       if (err instanceof ThreadAgentMismatchError) {
         return sendError(res, 409, err.code, err.message, { threadId: err.threadId, agentId: err.threadAgentId });
       }
@@ -73,7 +78,9 @@ export function runRoute({ store, engine, agents, metrics }: RunRouteDeps): Rout
       }
     } finally {
       if (!finished && sse.signal.aborted && options.cancelOnDisconnect) {
-        await engine.cancel(started.threadId, "the client disconnected (cancel-on-disconnect)").catch(() => {});
+        await engine.cancel(started.threadId, "the client disconnected (cancel-on-disconnect)").catch((err: unknown) => {
+          logger.error({ err, threadId: started.threadId, runId: started.runId }, "cancel-on-disconnect failed; the run goes on");
+        });
       }
       sse.end();
     }

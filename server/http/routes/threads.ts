@@ -112,12 +112,12 @@ export function threadRoutes({ store, engine }: { store: EventStore; engine: Eng
 
   router.delete("/api/threads/:threadId", async (req, res) => {
     const { threadId } = req.params;
-    const thread = await store.getThread(threadId);
-    if (!thread) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}".`);
-    if (isActive(thread.status)) {
-      return sendError(res, 409, "THREAD_ACTIVE", `Thread ${threadId} is ${thread.status}. Cancel it first (POST /api/threads/${threadId}/cancel), then delete it.`);
+    const outcome = await store.deleteThread(threadId);
+    if (outcome === "not_found") return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}".`);
+    if (outcome === "busy") {
+      const thread = await store.getThread(threadId);
+      return sendError(res, 409, "THREAD_ACTIVE", `Thread ${threadId} has a run that is active or queued${thread ? ` (it is ${thread.status})` : ""}. Cancel it first (POST /api/threads/${threadId}/cancel), wait for queued runs to finish, then delete it.`);
     }
-    await store.deleteThread(threadId);
     res.status(204).end();
   });
 

@@ -50,20 +50,30 @@ export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Pr
        set last_seq = t.last_seq + c.n,
            status = case when c.status is null or ${ignoredCancel} then t.status else c.status end,
            active_run_id = case when c.touch_active and not ${ignoredCancel} then c.active_run_id else t.active_run_id end,
-           -- A batch that settles the thread ends the run its lease guarded: the lease is freed
-           -- in the same commit, so no separate release can race the next run's acquire.
-           lease_owner = case when ${settles} then null else t.lease_owner end,
-           lease_expires_at = case when ${settles} then null else t.lease_expires_at end,
+           -- An admission takes the lease in the commit that writes its run's first events. A batch
+           -- that settles the thread ends the run its lease guarded: the lease is freed in the same
+           -- commit, so no separate release can race the next run's admission.
+           lease_owner = case when c.admit_owner is not null then c.admit_owner
+                              when ${settles} then null else t.lease_owner end,
+           lease_expires_at = case when c.admit_owner is not null then now() + c.admit_ttl * interval '1 millisecond'
+                                   when ${settles} then null else t.lease_expires_at end,
            updated_at = now()
        from locked l
-       join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[], $15::boolean[], $16::text[])
-         as c(thread_id, n, status, touch_active, active_run_id, cancel_guard, fence) using (thread_id)
+       join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[], $15::boolean[], $16::text[],
+                   $17::text[], $18::text[], $19::float8[], $20::bigint[])
+         as c(thread_id, n, status, touch_active, active_run_id, cancel_guard, fence,
+              admit_agent, admit_owner, admit_ttl, admit_seq) using (thread_id)
        where t.thread_id = l.thread_id
          -- The fence: a run's events commit only while its executor is still the lease owner.
          -- An instance that froze past its lease and woke after a takeover writes nothing. An
          -- expired lease nobody claimed yet still fences for its owner: refusing it would abort
          -- a run over one slow heartbeat, and a claim is what hands the run to someone else.
          and (c.fence is null or t.lease_owner = c.fence)
+         -- The admission (batch.ts Admission): refused, writing nothing, when the thread moved on
+         -- since the run's batch was built, belongs to another agent, or is leased.
+         and (c.admit_owner is null
+              or (t.last_seq = c.admit_seq and t.agent_id = c.admit_agent
+                  and (t.lease_owner is null or t.lease_expires_at <= now())))
        returning t.thread_id, t.last_seq - c.n as base
      ),
      inserted as (
@@ -78,7 +88,7 @@ export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Pr
        select u.run_id, u.thread_id, u.status, u.input::jsonb
        from unnest($11::text[], $12::text[], $13::text[], $14::text[]) as u(run_id, thread_id, status, input)
        where u.thread_id in (select thread_id from bumped)
-       on conflict (run_id) do update
+       on conflict (thread_id, run_id) do update
        set status = excluded.status,
            input = coalesce(r.input, excluded.input),
            updated_at = now()
@@ -89,9 +99,28 @@ export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Pr
       e.threadIds, e.offsets, e.runIds, e.types, e.data,
       r.ids, r.threadIds, r.statuses, r.inputs,
       t.cancelGuards, t.fences,
+      t.admitAgents, t.admitOwners, t.admitTtls, t.admitSeqs,
     ],
   );
   return rows.map((row) => ({ threadId: row.thread_id, base: toNum(row.base), at: toMs(row.at) }));
+}
+
+/**
+ * Creates the threads that admissions of new threads (expected last_seq 0) write to, in the flush
+ * transaction before appendBatch, so that the thread row, its run and its first events commit
+ * together or not at all. A thread that exists already is left as it is: appendBatch's admission
+ * check then decides.
+ */
+export async function insertAdmittedThreads(db: Queryable, s: string, plan: BatchPlan): Promise<void> {
+  const { ids, admitAgents, admitSeqs } = plan.threads;
+  const fresh = ids.flatMap((id, i) => (admitSeqs[i] === 0 && admitAgents[i] !== null ? [i] : []));
+  if (fresh.length === 0) return;
+  await db.query(
+    `insert into ${s}.threads (thread_id, agent_id)
+     select thread_id, agent_id from unnest($1::text[], $2::text[]) as n(thread_id, agent_id)
+     on conflict (thread_id) do nothing`,
+    [fresh.map((i) => ids[i]!), fresh.map((i) => admitAgents[i]!)],
+  );
 }
 
 interface EventRow {

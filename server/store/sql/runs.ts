@@ -24,14 +24,17 @@ function runFromRow(row: RunDbRow): RunRow {
   };
 }
 
-export async function selectRun(db: Queryable, s: string, runId: string): Promise<RunRow | null> {
-  const { rows } = await db.query<RunDbRow>(`select ${RUN_COLUMNS} from ${s}.runs where run_id = $1::text`, [runId]);
+export async function selectRun(db: Queryable, s: string, threadId: string, runId: string): Promise<RunRow | null> {
+  const { rows } = await db.query<RunDbRow>(
+    `select ${RUN_COLUMNS} from ${s}.runs where thread_id = $1::text and run_id = $2::text`,
+    [threadId, runId],
+  );
   return rows[0] ? runFromRow(rows[0]) : null;
 }
 
 /**
- * Records a queued run. Enqueuing the same run id twice is a no-op (a client retrying its
- * request); a missing thread fails with foreign_key_violation (23503).
+ * Records a queued run; false when the thread already has a run of that id (queued or not), which
+ * then keeps its input. A missing thread fails with foreign_key_violation (23503).
  */
 export async function insertQueuedRun(
   db: Queryable,
@@ -39,13 +42,14 @@ export async function insertQueuedRun(
   threadId: string,
   runId: string,
   input: unknown,
-): Promise<void> {
-  await db.query(
+): Promise<boolean> {
+  const { rowCount } = await db.query(
     `insert into ${s}.runs (run_id, thread_id, status, input)
      values ($1::text, $2::text, 'queued', $3::jsonb)
-     on conflict (run_id) do nothing`,
+     on conflict (thread_id, run_id) do nothing`,
     [runId, threadId, JSON.stringify(input ?? null)],
   );
+  return rowCount === 1;
 }
 
 export async function selectNextQueuedRun(db: Queryable, s: string, threadId: string): Promise<RunRow | null> {

@@ -1,7 +1,7 @@
 /** SQL of the threads table: create, get, list (keyset-paginated), delete. */
 import type { ThreadStatus } from "../../../protocol/status.ts";
 import { toMs, toMsOrNull, toNum, type Queryable } from "../db.ts";
-import type { ThreadRow } from "../types.ts";
+import type { DeleteOutcome, ThreadRow } from "../types.ts";
 
 export interface ThreadDbRow {
   thread_id: string;
@@ -92,8 +92,30 @@ export async function selectThreadPage(
   };
 }
 
-/** Deletes the thread; its events and runs go with it (on delete cascade). */
-export async function deleteThread(db: Queryable, s: string, threadId: string): Promise<boolean> {
-  const { rowCount } = await db.query(`delete from ${s}.threads where thread_id = $1::text`, [threadId]);
-  return rowCount > 0;
+/**
+ * Deletes the thread, its events and runs going with it (on delete cascade), unless a run is
+ * active on it or queued behind it. One statement: the row lock it takes orders it against a
+ * run's admission (which checks the row in its own commit), so neither can slip between the
+ * other's check and write.
+ */
+export async function deleteThread(db: Queryable, s: string, threadId: string): Promise<DeleteOutcome> {
+  const { rows } = await db.query<{ deleted: boolean }>(
+    `with target as (
+       select thread_id, status in ('PENDING', 'RUNNING', 'CANCELLING') and last_seq > 0
+              or exists (select 1 from ${s}.runs r where r.thread_id = t.thread_id and r.status = 'queued') as busy
+       from ${s}.threads t
+       where thread_id = $1::text
+       for update
+     ),
+     deleted as (
+       delete from ${s}.threads d
+       using target
+       where d.thread_id = target.thread_id and not target.busy
+       returning d.thread_id
+     )
+     select exists (select 1 from deleted) as deleted from target`,
+    [threadId],
+  );
+  if (rows.length === 0) return "not_found";
+  return rows[0]!.deleted ? "deleted" : "busy";
 }
