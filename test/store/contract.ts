@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import type { CommonStoreOptions } from "../../server/store/store.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import type { StoreBackend } from "./backends.ts";
+import { admissionContract } from "./contract-admission.ts";
 import { logContract } from "./contract-log.ts";
 import { threadsContract } from "./contract-threads.ts";
 import { randomSchema } from "./fixtures.ts";
@@ -22,6 +23,8 @@ export interface ContractContext {
   open(schema: string, opts?: CommonStoreOptions): EventStore;
   /** a new schema, dropped after the file */
   freshSchema(): string;
+  /** the schema of store() and peer() */
+  schema(): string;
   /** a migrated store and a peer on a new schema of their own */
   freshPair(): Promise<{ store: EventStore; peer: EventStore; schema: string }>;
 }
@@ -32,11 +35,13 @@ export function storeContract(backend: StoreBackend): void {
     const stores: EventStore[] = [];
     let main: EventStore | undefined;
     let other: EventStore | undefined;
+    let mainSchema = "";
 
     const ctx: ContractContext = {
       backend,
       store: () => main!,
       peer: () => other!,
+      schema: () => mainSchema,
       open(schema, opts) {
         const s = backend.open(schema, opts);
         stores.push(s);
@@ -57,6 +62,7 @@ export function storeContract(backend: StoreBackend): void {
 
     beforeAll(async () => {
       const schema = ctx.freshSchema();
+      mainSchema = schema;
       main = ctx.open(schema);
       await main.migrate();
       other = ctx.open(schema);
@@ -70,5 +76,6 @@ export function storeContract(backend: StoreBackend): void {
 
     logContract(ctx);
     threadsContract(ctx);
+    admissionContract(ctx);
   });
 }

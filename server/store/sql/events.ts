@@ -50,13 +50,14 @@ export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Pr
        set last_seq = t.last_seq + c.n,
            status = case when c.status is null or ${ignoredCancel} then t.status else c.status end,
            active_run_id = case when c.touch_active and not ${ignoredCancel} then c.active_run_id else t.active_run_id end,
-           -- An admission takes the lease in the commit that writes its run's first events. A batch
-           -- that settles the thread ends the run its lease guarded: the lease is freed in the same
-           -- commit, so no separate release can race the next run's admission.
-           lease_owner = case when c.admit_owner is not null then c.admit_owner
-                              when ${settles} then null else t.lease_owner end,
-           lease_expires_at = case when c.admit_owner is not null then now() + c.admit_ttl * interval '1 millisecond'
-                                   when ${settles} then null else t.lease_expires_at end,
+           -- A batch that settles the thread ends the run its lease guarded: the lease is freed in
+           -- the same commit, so no separate release can race the next run's admission. Otherwise
+           -- an admission takes the lease in the commit that writes its run's first events.
+           lease_owner = case when ${settles} then null
+                              when c.admit_owner is not null then c.admit_owner else t.lease_owner end,
+           lease_expires_at = case when ${settles} then null
+                                   when c.admit_owner is not null then now() + c.admit_ttl * interval '1 millisecond'
+                                   else t.lease_expires_at end,
            updated_at = now()
        from locked l
        join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[], $15::boolean[], $16::text[],
