@@ -1,0 +1,160 @@
+/**
+ * Admission and double texting: a run is admitted in the commit that writes its first events
+ * (store: RunAdmission), which creates the thread if needed and takes the lease, and is refused,
+ * writing nothing, if the thread moved on since it was read. A busy thread applies its
+ * double-texting policy: reject (409), enqueue, or interrupt the active run.
+ */
+import type { RunAgentInput } from "@ag-ui/core";
+import type { WorkflowEvent } from "../../protocol/events.ts";
+import { reconstruct } from "../../protocol/reconstruct.ts";
+import { isActive } from "../../protocol/status.ts";
+import type { AgentDefinition, DoubleTextingPolicy } from "../agents/define.ts";
+import { AdmissionRefusedError, ThreadNotFoundError } from "../store/errors.ts";
+import type { ThreadRow } from "../store/types.ts";
+import type { EngineCore } from "./engine-core.ts";
+import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "./errors.ts";
+import { mergeState, newMessagesOf } from "./run-input.ts";
+
+/**
+ * How often one start reads the thread again after its admission was refused. Each refusal means
+ * another start, end or delete of the thread committed in between; past this many, the thread is
+ * too contended to call it anything but busy.
+ */
+const ADMISSION_ATTEMPTS = 8;
+
+export interface StartRunOptions {
+  doubleTexting?: DoubleTextingPolicy;
+}
+
+export interface StartedRun {
+  threadId: string;
+  runId: string;
+  /** Clients follow the log from here: every frame of this run comes after it. */
+  afterSeq: number;
+  /** True when the run waits behind the thread's active run (policy enqueue / interrupt). */
+  queued: boolean;
+}
+
+/**
+ * Starts a run, or applies the thread's double-texting policy when it is busy. A refused
+ * admission means someone else got there first: read the thread again and decide again (start,
+ * queue, or answer busy), a bounded number of times.
+ */
+export async function startRun(
+  core: EngineCore,
+  agent: AgentDefinition,
+  input: RunAgentInput,
+  opts: StartRunOptions = {},
+): Promise<StartedRun> {
+  const { threadId, runId } = input;
+  let thread: ThreadRow | null = null;
+  for (let attempt = 1; attempt <= ADMISSION_ATTEMPTS; attempt++) {
+    thread = await core.store.getThread(threadId);
+    if (thread && thread.agentId !== agent.id) throw new ThreadAgentMismatchError(threadId, thread.agentId, agent.id);
+    // Run ids name a run for good: a second run under one would mix two runs' frames in a replay.
+    if (thread && (await core.store.getRun(threadId, runId))) throw new RunIdReusedError(threadId, runId);
+    try {
+      // A thread row with no events yet was only just created (or its first run never began).
+      if (thread && isActive(thread.status) && thread.lastSeq > 0) return await busy(core, thread, agent, input, opts);
+      return await begin(core, agent, input, thread);
+    } catch (err) {
+      // Refused admission; or the thread was deleted under an enqueue: look again.
+      if (!(err instanceof AdmissionRefusedError) && !(err instanceof ThreadNotFoundError)) throw err;
+    }
+  }
+  throw new ThreadBusyError(threadId, thread?.activeRunId ?? null, thread?.status ?? "PENDING");
+}
+
+/** Starts the oldest queued run of a settled thread, if any; a refused admission tries again. */
+export async function drainQueue(core: EngineCore, threadId: string): Promise<void> {
+  if (core.closed()) return;
+  try {
+    for (let attempt = 1; attempt <= ADMISSION_ATTEMPTS; attempt++) {
+      const next = await core.store.nextQueuedRun(threadId);
+      if (!next) return;
+      const thread = await core.store.getThread(threadId);
+      if (!thread || isActive(thread.status)) return; // the active run drains it when it settles
+      const agent = core.agents.get(thread.agentId);
+      if (!agent) {
+        core.logger.error({ threadId, runId: next.runId, agentId: thread.agentId }, "a queued run's agent is not hosted here; it stays queued");
+        return;
+      }
+      try {
+        await begin(core, agent, next.input as RunAgentInput, thread);
+        return;
+      } catch (err) {
+        if (!(err instanceof AdmissionRefusedError)) throw err;
+      }
+    }
+  } catch (err) {
+    core.logger.error({ err, threadId }, "could not start the next queued run");
+  }
+}
+
+async function busy(
+  core: EngineCore,
+  thread: ThreadRow,
+  agent: AgentDefinition,
+  input: RunAgentInput,
+  opts: StartRunOptions,
+): Promise<StartedRun> {
+  const policy = opts.doubleTexting ?? agent.doubleTexting;
+  if (policy === "reject") throw new ThreadBusyError(thread.threadId, thread.activeRunId, thread.status);
+  if (!(await core.store.enqueueRun(thread.threadId, input.runId, input))) {
+    throw new RunIdReusedError(thread.threadId, input.runId);
+  }
+  if (policy === "interrupt" && thread.activeRunId) {
+    await core.store.append(thread.threadId, [
+      { type: "signal.received", data: { runId: thread.activeRunId, signal: "steer", payload: { runId: input.runId } } },
+    ]);
+    // Fast path when the run executes here; elsewhere its executor reads the signal from the log.
+    core.executor.steerLocal(thread.threadId, thread.activeRunId);
+  }
+  // The active run may have ended between our look and the enqueue: start the queue now.
+  void drainQueue(core, thread.threadId);
+  return { threadId: thread.threadId, runId: input.runId, afterSeq: thread.lastSeq, queued: true };
+}
+
+/** Builds the run's first events from the thread as read (`thread`, null when new) and admits it. */
+async function begin(core: EngineCore, agent: AgentDefinition, input: RunAgentInput, thread: ThreadRow | null): Promise<StartedRun> {
+  const { threadId, runId } = input;
+  const expectedLastSeq = thread?.lastSeq ?? 0;
+  const isNew = expectedLastSeq === 0;
+  const history = isNew ? [] : await core.store.read(threadId);
+  const snapshot = reconstruct(history);
+  const newMessages = newMessagesOf(snapshot.messages, input.messages);
+  const state = mergeState(snapshot.state, input.state);
+  const batch: WorkflowEvent[] = [];
+  if (isNew) batch.push({ type: "thread.created", data: { agentId: agent.id } });
+  batch.push({
+    type: "run.accepted",
+    data: {
+      runId,
+      ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}),
+      tools: input.tools ?? [],
+      context: input.context ?? [],
+      ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),
+    },
+  });
+  for (const message of newMessages) {
+    batch.push({ type: "message.appended", data: { runId, source: "input", message } });
+  }
+  if (input.state !== undefined && JSON.stringify(state) !== JSON.stringify(snapshot.state)) {
+    batch.push({ type: "state.set", data: { runId, state } });
+  }
+  batch.push({ type: "workflow.started", data: { runId } });
+  const stored = await core.store.append(threadId, batch, {
+    admit: { agentId: agent.id, owner: core.owner, ttlMs: core.leaseTtlMs, expectedLastSeq },
+  });
+  core.executor.execute({
+    threadId,
+    runId,
+    agent,
+    frontendTools: input.tools ?? [],
+    context: input.context ?? [],
+    messages: [...snapshot.messages, ...newMessages],
+    state,
+    afterSeq: stored[stored.length - 1]!.seq,
+  });
+  return { threadId, runId, afterSeq: stored[0]!.seq - 1, queued: false };
+}

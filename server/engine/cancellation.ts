@@ -1,0 +1,50 @@
+/**
+ * Cancellation from any instance: the request is an event in the log (workflow.cancelling), which
+ * the run's executor hears wherever it runs; a run nobody executes any more is settled here.
+ */
+import { isActive } from "../../protocol/status.ts";
+import { ThreadNotFoundError } from "../store/errors.ts";
+import type { ThreadRow } from "../store/types.ts";
+import { drainQueue } from "./admission.ts";
+import type { EngineCore } from "./engine-core.ts";
+
+/** Asks the thread's active run to stop; returns the thread as it is afterwards (null: gone). */
+export async function cancelRun(core: EngineCore, threadId: string, reason: string): Promise<ThreadRow | null> {
+  const { store, executor } = core;
+  const thread = await store.getThread(threadId);
+  if (!thread || !isActive(thread.status) || thread.status === "CANCELLING") return thread;
+  const runId = thread.activeRunId ?? undefined;
+  if (!runId) return thread;
+  try {
+    await store.append(threadId, [{ type: "workflow.cancelling", data: { runId, reason } }]);
+  } catch (err) {
+    if (err instanceof ThreadNotFoundError) return null; // deleted since: nothing left to cancel
+    throw err;
+  }
+  // Fast path when the run executes here; elsewhere its executor sees the event in the log.
+  executor.abortLocal(threadId, "cancelled");
+  // Nobody executes it (it ended just now, or its instance died): settle it ourselves.
+  if (!executor.isRunningLocally(threadId) && (await store.acquireLease(threadId, core.owner, core.leaseTtlMs))) {
+    await settleCancelled(core, threadId);
+  }
+  return store.getThread(threadId);
+}
+
+/** Called holding the lease of a CANCELLING thread that nobody executes. */
+export async function settleCancelled(core: EngineCore, threadId: string): Promise<void> {
+  const { store } = core;
+  let settled = false;
+  try {
+    const thread = await store.getThread(threadId);
+    if (thread?.status === "CANCELLING" && thread.activeRunId) {
+      // Its commit frees the lease; releasing afterwards could strip a run started since.
+      await store.append(threadId, [
+        { type: "workflow.cancelled", data: { runId: thread.activeRunId, reason: "cancelled by the user" } },
+      ], { leaseOwner: core.owner });
+      settled = true;
+    }
+  } finally {
+    if (!settled) await store.releaseLease(threadId, core.owner);
+  }
+  void drainQueue(core, threadId);
+}

@@ -1,0 +1,86 @@
+/**
+ * Recovery: threads whose lease expired (their instance died, froze or lost the database) are
+ * claimed with FOR UPDATE SKIP LOCKED and their run is resumed from its last durable step, or
+ * failed when the agent asks for that (onRecovery: "fail").
+ */
+import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
+import { reconstruct } from "../../protocol/reconstruct.ts";
+import type { ThreadRow } from "../store/types.ts";
+import { settleCancelled } from "./cancellation.ts";
+import type { EngineCore } from "./engine-core.ts";
+
+/** How many expired threads one sweep claims at most. */
+const CLAIMS_PER_SWEEP = 5;
+
+/** Claims threads whose lease expired and resumes or fails their run. */
+export async function sweep(core: EngineCore): Promise<void> {
+  if (core.closed()) return;
+  try {
+    const claimed = await core.store.claimExpired(core.owner, core.leaseTtlMs, CLAIMS_PER_SWEEP);
+    for (const row of claimed) await recover(core, row);
+  } catch (err) {
+    core.logger.warn({ err }, "recovery sweep failed; the next sweep tries again");
+  }
+}
+
+export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
+  const { threadId } = row;
+  const log = core.logger.child({ threadId, runId: row.activeRunId });
+  try {
+    if (row.status === "CANCELLING") return await settleCancelled(core, threadId);
+    const events = await core.store.read(threadId);
+    const accepted = lastAccepted(events, row.activeRunId);
+    const agent = core.agents.get(row.agentId);
+    if (!accepted) {
+      log.warn("claimed a thread with no run to recover; releasing it");
+      return await core.store.releaseLease(threadId, core.owner);
+    }
+    const runId = accepted.data.runId;
+    if (!agent) {
+      await core.store.append(threadId, [
+        {
+          type: "workflow.failed",
+          data: { runId, error: { code: "AGENT_NOT_FOUND", message: `Agent "${row.agentId}" is not hosted here any more.` } },
+        },
+      ], { leaseOwner: core.owner });
+      return; // the failure's commit freed the lease
+    }
+    if (agent.onRecovery === "fail") {
+      await core.store.append(threadId, [
+        {
+          type: "workflow.failed",
+          data: { runId, error: { code: "INSTANCE_LOST", message: "The server running this conversation stopped; send your message again." } },
+        },
+      ], { leaseOwner: core.owner });
+      log.info("failed a run whose instance stopped heartbeating (agent onRecovery: fail)");
+      return;
+    }
+    const started = events.some((e) => e.type === "workflow.started" && e.data.runId === runId);
+    const resumed: WorkflowEvent = started
+      ? { type: "workflow.resumed", data: { runId, reason: "recovered", owner: core.owner } }
+      : { type: "workflow.started", data: { runId } };
+    const stored = await core.store.append(threadId, [resumed], { leaseOwner: core.owner });
+    log.info("recovering a run whose instance stopped heartbeating");
+    const snapshot = reconstruct(events);
+    core.executor.execute({
+      threadId,
+      runId,
+      agent,
+      frontendTools: accepted.data.tools,
+      context: accepted.data.context,
+      messages: snapshot.messages,
+      state: snapshot.state,
+      afterSeq: stored[0]!.seq,
+    });
+  } catch (err) {
+    log.error({ err }, "recovery failed; the lease will expire and another sweep will retry");
+  }
+}
+
+function lastAccepted(events: StoredEvent[], runId: string | null) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type === "run.accepted" && (runId === null || e.data.runId === runId)) return e;
+  }
+  return undefined;
+}
