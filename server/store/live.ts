@@ -1,28 +1,60 @@
 /**
- * The live feed. Followers register a bell per thread; in-process appends ring the bells of the
- * threads they touched right after commit, and the doorbell listener (listener.ts) rings them for
- * appends made by other processes. A bell carries no events: a woken follower reads the rows
- * after its cursor, so a lost, doubled or spurious ring can never cause a gap or a duplicate.
+ * The live feed. Followers subscribe per thread. After a batch commits, this process's writer
+ * hands the committed events to the subscribers of their threads (publish): a follower that keeps
+ * up yields them without reading the log back. Appends by other processes only ring a bell (the
+ * NOTIFY doorbell, listener.ts), and so does a subscriber whose bounded buffer overflowed: a rung
+ * follower reads the rows after its cursor.
+ *
+ * Either way the follower checks that what it yields continues its cursor exactly (seqs are
+ * gapless per thread): events handed over that do not (another process committed in between) are
+ * dropped and the log is read instead. A lost, doubled or spurious ring, or a handed-over event
+ * it already has, can therefore never cause a gap or a duplicate. Rejected: reading the log after
+ * every flush, the doorbell's way, in process too; that was one read per stream per commit of
+ * rows the writer had just held in its hands.
  */
 import type { StoredEvent } from "../../protocol/events.ts";
 
-export class Bell {
-  #rung = false;
+/** Events a subscriber holds before it gives up on hand-overs and reads the log instead. */
+export const LIVE_BUFFER_EVENTS = 4096;
+
+export class Subscription {
+  #buffer: StoredEvent[] = [];
+  #mustRead = true;
   #waiter: (() => void) | undefined;
 
+  constructor(private readonly capacity: number) {}
+
+  /** Committed events of the thread, in seq order (this process's writer). */
+  deliver(events: readonly StoredEvent[]): void {
+    if (!this.#mustRead) {
+      if (this.#buffer.length + events.length > this.capacity) this.ring();
+      else for (const e of events) this.#buffer.push(e);
+    }
+    this.#wake();
+  }
+
+  /** Something was committed that was not handed over (another process, an overflow): read. */
   ring(): void {
-    this.#rung = true;
-    this.#waiter?.();
+    this.#mustRead = true;
+    this.#buffer = [];
+    this.#wake();
   }
 
-  /** Forgets past rings: call it before reading, so that only rings after the read count. */
-  reset(): void {
-    this.#rung = false;
+  /** Buffered events now; null when the follower must read the log (which clears the flag). */
+  take(): StoredEvent[] | null {
+    if (this.#mustRead) {
+      this.#mustRead = false;
+      this.#buffer = [];
+      return null;
+    }
+    const events = this.#buffer;
+    this.#buffer = [];
+    return events;
   }
 
-  /** Resolves at the next ring (at once if one came since reset()), or when the signal aborts. */
+  /** Resolves when events arrive or a ring comes (at once if either is pending), or on abort. */
   wait(signal: AbortSignal): Promise<void> {
-    if (this.#rung || signal.aborted) return Promise.resolve();
+    if (this.#mustRead || this.#buffer.length > 0 || signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         signal.removeEventListener("abort", done);
@@ -33,36 +65,58 @@ export class Bell {
       signal.addEventListener("abort", done, { once: true });
     });
   }
+
+  get buffered(): number {
+    return this.#buffer.length;
+  }
+
+  #wake(): void {
+    this.#waiter?.();
+  }
 }
 
-export class WakeHub {
-  readonly #bells = new Map<string, Set<Bell>>();
+export class LiveFeed {
+  readonly #subs = new Map<string, Set<Subscription>>();
 
-  subscribe(threadId: string): { bell: Bell; unsubscribe: () => void } {
-    const bell = new Bell();
-    let set = this.#bells.get(threadId);
-    if (!set) this.#bells.set(threadId, (set = new Set()));
-    set.add(bell);
+  constructor(private readonly capacity = LIVE_BUFFER_EVENTS) {}
+
+  subscribe(threadId: string): { sub: Subscription; unsubscribe: () => void } {
+    const sub = new Subscription(this.capacity);
+    let set = this.#subs.get(threadId);
+    if (!set) this.#subs.set(threadId, (set = new Set()));
+    set.add(sub);
     return {
-      bell,
+      sub,
       unsubscribe: () => {
-        set.delete(bell);
-        if (set.size === 0 && this.#bells.get(threadId) === set) this.#bells.delete(threadId);
+        set.delete(sub);
+        if (set.size === 0 && this.#subs.get(threadId) === set) this.#subs.delete(threadId);
       },
     };
   }
 
+  /** Hands committed events, grouped by thread and in seq order, to their subscribers. */
+  publish(byThread: ReadonlyMap<string, readonly StoredEvent[]>): void {
+    for (const [threadId, events] of byThread) this.#subs.get(threadId)?.forEach((s) => s.deliver(events));
+  }
+
   wake(threadIds: Iterable<string>): void {
-    for (const id of threadIds) this.#bells.get(id)?.forEach((b) => b.ring());
+    for (const id of threadIds) this.#subs.get(id)?.forEach((s) => s.ring());
   }
 
   wakeAll(): void {
-    for (const set of this.#bells.values()) set.forEach((b) => b.ring());
+    for (const set of this.#subs.values()) set.forEach((s) => s.ring());
+  }
+
+  /** Subscriptions open now (tests and gauges: every follower that ended has left). */
+  get size(): number {
+    let n = 0;
+    for (const set of this.#subs.values()) n += set.size;
+    return n;
   }
 }
 
 export interface FollowDeps {
-  hub: WakeHub;
+  feed: LiveFeed;
   /** reads committed events of the thread with seq > after, in order, at most `limit` */
   read(threadId: string, after: number, limit: number): Promise<StoredEvent[]>;
   /** resolves once cross-process rings can be heard (the LISTEN is in place), or on abort */
@@ -74,9 +128,9 @@ export interface FollowDeps {
 
 /**
  * Yields batches of the thread's events with seq > after, in order, with no gap and no
- * duplicate, until the signal aborts (or the store closes). The bell is registered and the
- * LISTEN in place BEFORE the first read, and reset before every read: an append that commits
- * after a read began rings a bell that the next wait() hears.
+ * duplicate, until the signal aborts (or the store closes). The subscription and the LISTEN are
+ * in place BEFORE the first read: whatever commits after the read began is either handed over
+ * or rings, and the next round sees it.
  */
 export async function* follow(
   deps: FollowDeps,
@@ -85,12 +139,26 @@ export async function* follow(
   signal: AbortSignal,
 ): AsyncGenerator<StoredEvent[], void, undefined> {
   const pageSize = deps.pageSize ?? 1000;
-  const { bell, unsubscribe } = deps.hub.subscribe(threadId);
+  const { sub, unsubscribe } = deps.feed.subscribe(threadId);
   try {
     await deps.listening(signal);
     let cursor = after;
     while (!signal.aborted && !deps.closed()) {
-      bell.reset();
+      const handed = sub.take();
+      if (handed !== null) {
+        const fresh = continuing(handed, cursor);
+        if (fresh === null) {
+          sub.ring(); // a gap: what fills it was committed elsewhere; read it
+          continue;
+        }
+        if (fresh.length > 0) {
+          cursor = fresh[fresh.length - 1]!.seq;
+          yield fresh;
+          continue;
+        }
+        await sub.wait(signal);
+        continue;
+      }
       let events: StoredEvent[];
       try {
         events = await deps.read(threadId, cursor, pageSize);
@@ -102,11 +170,22 @@ export async function* follow(
       if (events.length > 0) {
         cursor = events[events.length - 1]!.seq;
         yield events;
-        if (events.length === pageSize) continue;
       }
-      await bell.wait(signal);
+      if (events.length === pageSize) sub.ring(); // more to read before the hand-overs apply
     }
   } finally {
     unsubscribe();
   }
+}
+
+/**
+ * The handed-over events that continue `cursor` (those at or before it are already yielded), or
+ * null when they skip a seq.
+ */
+function continuing(events: StoredEvent[], cursor: number): StoredEvent[] | null {
+  let i = 0;
+  while (i < events.length && events[i]!.seq <= cursor) i++;
+  let expected = cursor + 1;
+  for (let k = i; k < events.length; k++, expected++) if (events[k]!.seq !== expected) return null;
+  return i === 0 ? events : events.slice(i);
 }

@@ -7,7 +7,7 @@ import { STREAM_EVENT_TYPES } from "../../protocol/events.ts";
 import type { Db } from "./db.ts";
 import { InvalidCursorError, ThreadNotFoundError } from "./errors.ts";
 import type { DoorbellListener } from "./listener.ts";
-import { follow, WakeHub } from "./live.ts";
+import { follow, LiveFeed } from "./live.ts";
 import { assertMigrated, migrate } from "./migrate.ts";
 import { sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
@@ -52,9 +52,9 @@ export function createEventStore(parts: StoreParts): EventStore {
   const { db, schema } = parts;
   const s = schema.ident;
   const instanceId = randomUUID();
-  const hub = new WakeHub();
-  /** Rung only by other processes' appends (FollowOptions.foreignOnly). */
-  const foreignHub = new WakeHub();
+  const feed = new LiveFeed();
+  /** Rung only by other processes' appends (FollowOptions.foreignOnly): nothing is handed to it. */
+  const foreignFeed = new LiveFeed();
   const retry = <T>(fn: () => Promise<T>) => withRetry(fn, parts.retry);
   let closed = false;
 
@@ -62,14 +62,14 @@ export function createEventStore(parts: StoreParts): EventStore {
     onPayload(payload) {
       const ring = decodeDoorbell(payload);
       if (ring.from === instanceId) return; // this process woke its followers at commit
-      for (const h of [hub, foreignHub]) {
+      for (const h of [feed, foreignFeed]) {
         if (ring.threads === "*") h.wakeAll();
         else h.wake(ring.threads);
       }
     },
     onReconnect: () => {
-      hub.wakeAll();
-      foreignHub.wakeAll();
+      feed.wakeAll();
+      foreignFeed.wakeAll();
     },
   });
 
@@ -78,7 +78,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       db,
       s,
       beforeCommit: (tx, threadIds) => ringDoorbell(tx, schema.channel, encodeDoorbell(instanceId, threadIds)),
-      afterCommit: (threadIds) => hub.wake(threadIds),
+      afterCommit: (committed) => feed.publish(committed),
     },
     { ...parts.writer, retry: parts.writer?.retry ?? parts.retry },
   );
@@ -108,7 +108,7 @@ export function createEventStore(parts: StoreParts): EventStore {
     follow: (threadId, after, signal, opts) =>
       follow(
         {
-          hub: opts?.foreignOnly ? foreignHub : hub,
+          feed: opts?.foreignOnly ? foreignFeed : feed,
           read: (id, cursor, limit) => read(id, cursor, limit),
           listening: (sig) => listener.listening(sig),
           closed: () => closed,
@@ -168,8 +168,8 @@ export function createEventStore(parts: StoreParts): EventStore {
       if (closed) return;
       await writer.close();
       closed = true;
-      hub.wakeAll(); // followers see `closed` and end
-      foreignHub.wakeAll();
+      feed.wakeAll(); // followers see `closed` and end
+      foreignFeed.wakeAll();
       await listener.close();
       await db.close();
     },

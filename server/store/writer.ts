@@ -52,8 +52,8 @@ export interface WriterDeps {
   s: string;
   /** runs inside the flush transaction after the INSERT, with the threads written (the doorbell) */
   beforeCommit?: (tx: Tx, threadIds: string[]) => Promise<void>;
-  /** runs after commit, with the threads written (wakes this process's followers) */
-  afterCommit: (threadIds: string[]) => void;
+  /** runs after commit, with the committed events by thread in seq order (this process's followers) */
+  afterCommit: (committed: ReadonlyMap<string, readonly StoredEvent[]>) => void;
 }
 
 interface QueuedAppend extends PendingAppend {
@@ -181,22 +181,30 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
     report(true);
 
     const byThread = new Map(written.map((w) => [w.threadId, w]));
-    deps.afterCommit([...byThread.keys()]);
-    batch.forEach((a, i) => {
+    const committed = new Map<string, StoredEvent[]>();
+    const outcomes = batch.map((a, i): StoredEvent[] | Error => {
       const w = byThread.get(a.threadId);
       if (!w) {
-        if (a.admit) return a.reject(new AdmissionRefusedError(a.threadId));
-        return a.reject(a.fence !== undefined ? new LeaseLostError(a.threadId, a.fence) : new ThreadNotFoundError(a.threadId));
+        if (a.admit) return new AdmissionRefusedError(a.threadId);
+        return a.fence !== undefined ? new LeaseLostError(a.threadId, a.fence) : new ThreadNotFoundError(a.threadId);
       }
       const first = w.base + plan.firstOffsets[i]!;
       // An explicit literal, not `{ ...e, seq }`: V8's spread-and-extend took 2.5 µs per event
       // here against 0.05 µs, which showed up as 10% of the writer's throughput.
-      a.resolve(
-        a.events.map(
-          (e, k) =>
-            ({ type: e.type, data: e.data, threadId: a.threadId, seq: first + k, runId: runIdOf(e), at: w.at }) as StoredEvent,
-        ),
+      const stored = a.events.map(
+        (e, k) => ({ type: e.type, data: e.data, threadId: a.threadId, seq: first + k, runId: runIdOf(e), at: w.at }) as StoredEvent,
       );
+      const list = committed.get(a.threadId);
+      if (list) list.push(...stored);
+      else committed.set(a.threadId, stored);
+      return stored;
+    });
+    // Followers first: a caller that awaits its append and then follows must find its events there.
+    deps.afterCommit(committed);
+    batch.forEach((a, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome instanceof Error) a.reject(outcome);
+      else a.resolve(outcome);
     });
   }
 
