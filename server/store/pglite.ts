@@ -29,7 +29,7 @@ export function createPgliteStore(opts: PgliteStoreOptions = {}): EventStore {
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
     pglite = opts.dataDir ? new PGlite(opts.dataDir) : new PGlite();
   }
-  const db = pgliteDb(pglite, owned);
+  const db = opts.instrument ? opts.instrument(pgliteDb(pglite, owned)) : pgliteDb(pglite, owned);
   return createEventStore({
     kind: "pglite",
     db,

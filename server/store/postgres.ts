@@ -34,7 +34,7 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
 
   return createEventStore({
     kind: "postgres",
-    db: poolDb(pool),
+    db: opts.instrument ? opts.instrument(poolDb(pool)) : poolDb(pool),
     schema,
     writer: opts.writer,
     retry: opts.retry,

@@ -28,6 +28,11 @@ export interface CommonStoreOptions {
   retry?: RetryOptions;
   /** background failures (the doorbell connection); the store keeps going after them */
   onError?: (err: Error) => void;
+  /**
+   * Wraps the database seam every statement goes through (the LISTEN connection aside): for
+   * tracing, or counting statements per run in tests.
+   */
+  instrument?: (db: Db) => Db;
 }
 
 export interface DoorbellHandlers {

@@ -11,6 +11,7 @@ import { loadConfig } from "../../server/config.ts";
 import { createOpenAIClient, OpenAIChatModel } from "../../server/engine/llm.ts";
 import { createPgliteStore } from "../../server/store/pglite.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
+import type { CommonStoreOptions } from "../../server/store/store.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { createThreadline, type Threadline } from "../../server/threadline.ts";
 
@@ -25,13 +26,13 @@ export function testSchema(): string {
   return `t_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
 }
 
-export function openStore(backend: BackendName, schema = testSchema()): EventStore {
+export function openStore(backend: BackendName, schema = testSchema(), opts: CommonStoreOptions = {}): EventStore {
   if (backend === "postgres") {
     const url = process.env.DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set");
-    return createPostgresStore({ connectionString: url, schema });
+    return createPostgresStore({ ...opts, connectionString: url, schema });
   }
-  return createPgliteStore({ schema });
+  return createPgliteStore({ ...opts, schema });
 }
 
 export interface TestServer {

@@ -1,0 +1,44 @@
+/**
+ * Statement counting for tests: a Db (server/store/db.ts) that forwards to a real one and counts
+ * what it sends, by kind, so a test can state how many statements a run costs. A transaction
+ * counts its BEGIN and COMMIT too: each is a statement the database answers.
+ */
+import type { Db, Queryable, Tx } from "../../server/store/db.ts";
+
+export interface StatementCounts {
+  total: number;
+  /** reads of the event log (select ... from workflow_events) */
+  logReads: number;
+  transactions: number;
+}
+
+export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): void } {
+  const counts: StatementCounts = { total: 0, logReads: 0, transactions: 0 };
+  const note = (text: string) => {
+    counts.total++;
+    if (/^\s*select[\s\S]*from\s+\S+\.workflow_events/i.test(text)) counts.logReads++;
+  };
+  const wrap = <Q extends Queryable>(q: Q): Q["query"] =>
+    ((text: string, params?: readonly unknown[]) => {
+      note(text);
+      return q.query(text, params);
+    }) as Q["query"];
+  return {
+    counts,
+    reset() {
+      counts.total = 0;
+      counts.logReads = 0;
+      counts.transactions = 0;
+    },
+    db: {
+      kind: db.kind,
+      query: wrap(db),
+      transaction: <T>(fn: (tx: Tx) => Promise<T>) => {
+        counts.transactions++;
+        counts.total += 2; // BEGIN and COMMIT
+        return db.transaction((tx) => fn({ ...tx, query: wrap(tx), exec: tx.exec.bind(tx) }));
+      },
+      close: () => db.close(),
+    },
+  };
+}
