@@ -1,9 +1,11 @@
 /**
- * The group-commit writer. append() queues its events and waits; a flush takes what is queued
- * (every `flushIntervalMs`, or at once when `flushAtEvents` are waiting) and writes it in ONE
- * transaction with ONE multi-row INSERT (sql/events.ts appendBatch), whatever the number of
- * threads. One flush runs at a time; appends that arrive meanwhile form the next batch, which
- * takes all of them (up to `maxFlushEvents`).
+ * The group-commit writer. append() queues its events and waits. When no commit is in flight, a
+ * flush starts at once (after the current tick, so that appends made together go together);
+ * while one is, appends gather and the next flush takes all of them (up to `maxFlushEvents`).
+ * A flush writes in ONE transaction with ONE multi-row INSERT (sql/events.ts appendBatch),
+ * whatever the number of threads. Rejected: a fixed wait before each flush to gather more, which
+ * every token paid as latency while the database sat idle; gathering during the commit in
+ * flight batches just as well under load and costs nothing when idle.
  *
  * An append resolves once its batch committed, or rejects: ThreadNotFoundError for a thread that
  * does not exist (the rest of the batch is written), AppendError with the database error as
@@ -20,10 +22,6 @@ import type { RunAdmission } from "./types.ts";
 import { appendBatch, insertAdmittedThreads, type AppendedThread } from "./sql/events.ts";
 
 export interface WriterOptions {
-  /** how long the first queued append waits for others to join its batch (default 5 ms) */
-  flushIntervalMs?: number;
-  /** queued events that trigger a flush at once, before the interval is up (default 256) */
-  flushAtEvents?: number;
   /**
    * Cap on the events of one flush (default 2048). A flush takes everything queued up to it:
    * under a backlog, batches grow, which spreads the fixed cost of a commit (BEGIN, NOTIFY,
@@ -74,20 +72,16 @@ export interface Writer {
 }
 
 export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer {
-  const interval = opts.flushIntervalMs ?? 5;
-  const flushAt = opts.flushAtEvents ?? 256;
-  const maxFlush = Math.max(flushAt, opts.maxFlushEvents ?? 2048);
+  const maxFlush = Math.max(1, opts.maxFlushEvents ?? 2048);
   const queue: QueuedAppend[] = [];
-  let queuedEvents = 0;
-  let timer: NodeJS.Timeout | undefined;
+  let scheduled = false;
   let flushing: Promise<void> | undefined;
   let closed = false;
 
   function kick(): void {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
+    scheduled = false;
     // A running flush loops until the queue is empty: it takes these appends too.
-    if (flushing) return;
+    if (flushing || queue.length === 0) return;
     flushing = drain().finally(() => {
       flushing = undefined;
       if (queue.length > 0) kick();
@@ -95,7 +89,7 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
   }
 
   /**
-   * Runs from a timer, where nobody awaits it: every failure must end in the appends it concerns.
+   * Runs from a microtask, where nobody awaits it: every failure must end in the appends it concerns.
    * flush() settles its batch's appends itself; a throw that escapes it anyway (a bug) rejects
    * the batch it was given, so that no caller waits forever and the process goes on.
    */
@@ -131,7 +125,6 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
       n += a.events.length;
       i++;
     }
-    queuedEvents -= n;
     return queue.splice(0, i);
   }
 
@@ -214,18 +207,17 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
       if (events.length === 0) return Promise.resolve([]);
       return new Promise<StoredEvent[]>((resolve, reject) => {
         queue.push({ threadId, events, resolve, reject, ...(fence !== undefined && { fence }), ...(admit && { admit }) });
-        queuedEvents += events.length;
-        if (queuedEvents >= flushAt) kick();
-        else timer ??= setTimeout(kick, interval);
+        if (!flushing && !scheduled) {
+          scheduled = true;
+          queueMicrotask(kick);
+        }
       });
     },
 
     async close() {
       closed = true;
-      if (queue.length > 0) kick();
+      kick();
       while (flushing) await flushing;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
     },
   };
 }

@@ -72,7 +72,6 @@ describe.each(backends())("statements per run on %s", (backend) => {
     // cost of the run.
     const fixed = (m: typeof small) => m.total - STATEMENTS_PER_FLUSH * m.flushes;
     expect(fixed(large)).toBeLessThanOrEqual(fixed(small));
-    expect(large.flushes).toBeLessThan(large.deltas);
     console.info(`${backend}: 20 tokens -> ${JSON.stringify(small)}; 400 tokens -> ${JSON.stringify(large)}`);
   });
 });

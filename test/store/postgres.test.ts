@@ -78,7 +78,7 @@ describe.skipIf(!url)("Postgres store", () => {
   });
 
   it("rings one NOTIFY per flush, naming the threads, or '*' when they do not fit", async () => {
-    const store = open({ writer: { flushIntervalMs: 50 } });
+    const store = open();
     await store.migrate();
     const listener = new pg.Client({ connectionString: url });
     await listener.connect();
