@@ -58,10 +58,23 @@ export class RunFailure extends Error {
   }
 }
 
+/**
+ * Why a run stopped before its end. Only "cancelled" ends it; the others leave it to recovery,
+ * which resumes it from the log: "lease_lost" (another instance took it over, or may have),
+ * "shutdown" (this process is stopping), "store_lost" (the database stopped answering, or a
+ * commit's outcome is unknown: the log, read again, says what was written).
+ */
+export type AbortReason = "cancelled" | "lease_lost" | "shutdown" | "store_lost";
+
+/** True when the run is not over: whoever holds the lease next resumes it from the log. */
+export function resumesLater(reason: AbortReason): boolean {
+  return reason !== "cancelled";
+}
+
 /** Thrown inside a run when it was cancelled, interrupted, or its lease was lost. */
 export class RunAborted extends Error {
   override readonly name = "RunAborted";
-  constructor(readonly reason: "cancelled" | "lease_lost" | "shutdown") {
+  constructor(readonly reason: AbortReason) {
     super(`run aborted: ${reason}`);
   }
 }

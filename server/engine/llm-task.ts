@@ -6,7 +6,7 @@
  */
 import type { AssistantMessage, Message, ReasoningMessage, ToolCall } from "@ag-ui/core";
 import { toolJsonSchema } from "../agents/define.ts";
-import { RunAborted, RunFailure } from "./errors.ts";
+import { resumesLater, RunAborted, RunFailure } from "./errors.ts";
 import type { ChatTool } from "./chat-model.ts";
 import { LlmError, toOpenAIMessages } from "./llm.ts";
 import type { RunContext } from "./run-context.ts";
@@ -124,8 +124,8 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
     }
   } catch (err) {
     const reason = ctx.abortReason();
-    // Lease lost or shutdown: the run resumes elsewhere and asks the model again; nothing is kept.
-    if (reason === "lease_lost" || reason === "shutdown") throw new RunAborted(reason);
+    // Lease or store lost, or shutdown: the run resumes later and asks the model again; nothing is kept.
+    if (reason && resumesLater(reason)) throw new RunAborted(reason);
     // Cancelled or failed mid-answer: the text clients already saw stays in the conversation, so a
     // reload shows the partial message that a client watching live ended with.
     closeReasoning();

@@ -2,6 +2,7 @@
 import type { Context, Message, Tool } from "@ag-ui/core";
 import type { Logger } from "pino";
 import type { AgentDefinition } from "../agents/define.ts";
+import type { AbortReason } from "./errors.ts";
 import type { ChatModel } from "./chat-model.ts";
 import type { RunWriter } from "./run-writer.ts";
 
@@ -23,9 +24,9 @@ export interface RunContext {
   /** The thread's shared state, kept equal to what the log says. */
   state: unknown;
   writer: RunWriter;
-  /** Aborted on cancel, on lease loss and on shutdown; `abortReason` says which. */
+  /** Aborted on cancel, on lease loss, on shutdown and when the store is lost; `abortReason` says which. */
   signal: AbortSignal;
-  abortReason(): "cancelled" | "lease_lost" | "shutdown" | undefined;
+  abortReason(): AbortReason | undefined;
   /** True once a newer message asked this run to stop after the current tool (interrupt). */
   steered(): boolean;
   /** Set by a tool through ToolContext.complete: the run ends COMPLETED after it. */

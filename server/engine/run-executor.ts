@@ -9,6 +9,7 @@ import type { WorkflowEvent } from "../../protocol/events.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ChatModelFactory } from "./chat-model.ts";
 import type { IdSource, RunContext } from "./run-context.ts";
+import type { AbortReason } from "./errors.ts";
 import { runLoop, type RunOutcome } from "./run-loop.ts";
 import { RunWriter } from "./run-writer.ts";
 
@@ -18,7 +19,6 @@ export type ExecuteParams = Pick<RunContext, "threadId" | "runId" | "agent" | "f
   afterSeq: number;
 };
 
-type AbortReason = "cancelled" | "lease_lost" | "shutdown";
 
 interface LocalRun {
   runId: string;
@@ -140,7 +140,13 @@ export class RunExecutor {
     const log = logger.child({ threadId: p.threadId, runId: p.runId });
     const watcherStop = new AbortController();
     const watcher = this.#watch(p, local, watcherStop.signal, log);
-    const writer = new RunWriter(store, p.threadId, this.deps.owner, () => this.#leaseLive(p.threadId, local, log));
+    const writer = new RunWriter(store, p.threadId, this.deps.owner, {
+      mayWrite: () => this.#leaseLive(p.threadId, local, log),
+      onStoreLost: (err) => {
+        if (!local.reason) log.warn({ err }, "the event store stopped answering: the run stops and is left to recovery");
+        this.abortLocal(p.threadId, "store_lost");
+      },
+    });
     const ctx: RunContext = {
       threadId: p.threadId,
       runId: p.runId,
@@ -183,12 +189,14 @@ export class RunExecutor {
     } else if (outcome.reason === "cancelled") {
       terminal = { type: "workflow.cancelled", data: { runId, reason: "cancelled by the user" } };
     }
-    // lease_lost / shutdown: write nothing. The run is not over; whoever holds (or next
-    // claims) the lease resumes it from the log.
+    // lease_lost / shutdown / store_lost: write nothing. The run is not over; whoever holds (or
+    // next claims) the lease resumes it from the log. Shutdown and a lost store give the lease
+    // back at once (if the database takes it), so that the next sweep of any instance resumes it
+    // without waiting for the lease to expire.
     if (!terminal || !this.#leaseLive(threadId, local, log)) {
-      if (outcome.kind === "aborted" && outcome.reason === "shutdown") {
+      if (outcome.kind === "aborted" && (outcome.reason === "shutdown" || outcome.reason === "store_lost")) {
         await store.releaseLease(threadId, owner).catch((err: unknown) => {
-          log.warn({ err }, "could not release the lease at shutdown; it expires by itself");
+          log.warn({ err }, "could not release the lease; it expires by itself and recovery resumes the run then");
         });
       }
       log.info({ reason: outcome.kind === "aborted" ? outcome.reason : "lease_lost" }, "run left for recovery");

@@ -9,7 +9,7 @@
  *   otherwise                       -> one more LLM request (up to maxTurns per run)
  */
 import type { AssistantMessage, Message, ToolCall } from "@ag-ui/core";
-import { RunAborted, RunFailure } from "./errors.ts";
+import { RunAborted, RunFailure, type AbortReason } from "./errors.ts";
 import { runLlmTask } from "./llm-task.ts";
 import type { RunContext } from "./run-context.ts";
 import { runToolTask, skipToolCall } from "./tool-task.ts";
@@ -18,7 +18,7 @@ export type RunOutcome =
   | { kind: "waiting"; reason: "input" | "frontend_tool"; pendingToolCallIds: string[] }
   | { kind: "completed"; result?: unknown }
   | { kind: "failed"; code: string; message: string }
-  | { kind: "aborted"; reason: "cancelled" | "lease_lost" | "shutdown" };
+  | { kind: "aborted"; reason: AbortReason };
 
 function lastAssistant(messages: Message[]): AssistantMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {

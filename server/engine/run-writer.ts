@@ -11,6 +11,7 @@
  */
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import { LeaseLostError } from "../store/errors.ts";
+import { isStoreUnavailable } from "../store/retry.ts";
 import type { EventStore } from "../store/types.ts";
 import { RunAborted } from "./errors.ts";
 
@@ -23,20 +24,34 @@ export class RunWriter {
     readonly threadId: string,
     /** The lease owner every append is fenced by: the store refuses them once it lost the lease. */
     private readonly owner: string,
-    /** False once this process may no longer hold the run's lease: nothing more is written. */
-    private readonly mayWrite: () => boolean = () => true,
+    private readonly hooks: {
+      /** False once this process may no longer hold the run's lease: nothing more is written. */
+      mayWrite?: () => boolean;
+      /** The store stopped answering (retries exhausted) or a commit's outcome is unknown. */
+      onStoreLost?: (err: unknown) => void;
+    } = {},
   ) {}
 
   emit(...events: WorkflowEvent[]): void {
     if (this.#failure !== undefined) return;
-    if (!this.mayWrite()) {
+    if (this.hooks.mayWrite && !this.hooks.mayWrite()) {
       this.#failure = new RunAborted("lease_lost");
       return;
     }
     const p = this.store.append(this.threadId, events, { leaseOwner: this.owner });
     p.catch((err: unknown) => {
-      // The database said another instance holds the run now: stop as on a lost heartbeat.
-      this.#failure ??= err instanceof LeaseLostError ? new RunAborted("lease_lost") : err;
+      if (this.#failure !== undefined) return;
+      if (err instanceof LeaseLostError) {
+        // The database said another instance holds the run now: stop as on a lost heartbeat.
+        this.#failure = new RunAborted("lease_lost");
+      } else if (isStoreUnavailable(err)) {
+        // Not the run's fault, and maybe not even a failed write (an unknown commit outcome):
+        // the run stops and is resumed from whatever the log turns out to hold.
+        this.#failure = new RunAborted("store_lost");
+        this.hooks.onStoreLost?.(err);
+      } else {
+        this.#failure = err; // the database refused this data: the run fails
+      }
     });
     this.#pending.push(p);
   }

@@ -2,7 +2,7 @@
  * Transient infrastructure errors, retried with exponential backoff and jitter. Everything else
  * (constraint violations, bad data, unknown commit outcome) fails at once.
  */
-import { CommitOutcomeUnknownError } from "./errors.ts";
+import { CommitOutcomeUnknownError, StoreClosedError } from "./errors.ts";
 
 /** SQLSTATEs after which running the whole transaction again is safe and may succeed. */
 const RETRYABLE_SQLSTATES: ReadonlyMap<string, string> = new Map([
@@ -73,4 +73,17 @@ export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions = {}
       await new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
     }
   }
+}
+
+/**
+ * True when an error says the database could not be reached or did not answer in time (after the
+ * retries), or that a commit's outcome is unknown; false when it refused the statement itself.
+ * The first is the infrastructure's fault and passes; the second is the data's.
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof CommitOutcomeUnknownError || e instanceof StoreClosedError) return true;
+    if (isTransientError(e)) return true;
+  }
+  return false;
 }
