@@ -13,6 +13,12 @@ export interface Queryable {
   query<R = Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
 }
 
+/** One statement with its parameters, for Db.batch. */
+export interface Statement {
+  text: string;
+  params: readonly unknown[];
+}
+
 /** A connection inside a transaction; `exec` runs a multi-statement script (migrations). */
 export interface Tx extends Queryable {
   exec(script: string): Promise<void>;
@@ -23,6 +29,13 @@ export interface Db extends Queryable {
   readonly kind: "postgres" | "pglite";
   /** BEGIN, fn, COMMIT (ROLLBACK when fn throws). */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs the statements, in order, in one transaction, in one round trip where the backend can
+   * (Postgres: BEGIN, the statements and COMMIT pipelined on the writer's own connection), and
+   * resolves with each statement's rows. Rejects having written nothing when a statement fails,
+   * or with CommitOutcomeUnknownError when the connection broke after the batch was sent.
+   */
+  batch(statements: readonly Statement[]): Promise<Row[][]>;
   close(): Promise<void>;
 }
 

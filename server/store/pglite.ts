@@ -62,6 +62,13 @@ export function pgliteDb(pglite: PGlite, owned: boolean): Db {
           },
         }),
       ),
+    // In process: there is no round trip to save, only the transaction to keep.
+    batch: (statements) =>
+      pglite.transaction(async (t) => {
+        const results = [];
+        for (const st of statements) results.push((await t.query<Row>(st.text, st.params as unknown[])).rows);
+        return results;
+      }),
     close: async () => {
       if (owned) await pglite.close();
     },

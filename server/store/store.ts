@@ -82,7 +82,7 @@ export function createEventStore(parts: StoreParts): EventStore {
     {
       db,
       s,
-      beforeCommit: (tx, threadIds) => ringDoorbell(tx, schema.channel, encodeDoorbell(instanceId, threadIds)),
+      doorbell: (threadIds) => ringDoorbell(schema.channel, encodeDoorbell(instanceId, threadIds)),
       afterCommit: (committed) => feed.publish(committed),
     },
     { ...parts.writer, retry: parts.writer?.retry ?? parts.retry },

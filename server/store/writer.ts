@@ -15,11 +15,11 @@
  */
 import { runIdOf, type StoredEvent, type WorkflowEvent } from "../../protocol/events.ts";
 import { planBatch, type BatchPlan, type PendingAppend } from "./batch.ts";
-import type { Db, Tx } from "./db.ts";
+import type { Db, Statement } from "./db.ts";
 import { AdmissionRefusedError, AppendError, LeaseLostError, StoreClosedError, ThreadNotFoundError } from "./errors.ts";
 import { isTransientError, sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import type { RunAdmission } from "./types.ts";
-import { appendBatch, insertAdmittedThreads, type AppendedThread } from "./sql/events.ts";
+import { appendBatch, appendedThreads, insertAdmittedThreads, type AppendedThread } from "./sql/events.ts";
 
 export interface WriterOptions {
   /**
@@ -48,8 +48,8 @@ export interface WriterDeps {
   db: Db;
   /** quoted schema identifier */
   s: string;
-  /** runs inside the flush transaction after the INSERT, with the threads written (the doorbell) */
-  beforeCommit?: (tx: Tx, threadIds: string[]) => Promise<void>;
+  /** the last statement of every flush transaction, naming the threads it writes (the doorbell) */
+  doorbell?: (threadIds: readonly string[]) => Statement;
   /** runs after commit, with the committed events by thread in seq order (this process's followers) */
   afterCommit: (committed: ReadonlyMap<string, readonly StoredEvent[]>) => void;
 }
@@ -150,18 +150,18 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
         ms: performance.now() - started,
         ok,
       });
+    // One transaction, one round trip: the admitted threads' rows, the batch, the doorbell. The
+    // doorbell names every thread of the batch: a refused one costs a follower one empty read.
+    const admitted = insertAdmittedThreads(deps.s, plan);
+    const statements = [
+      ...(admitted ? [admitted] : []),
+      appendBatch(deps.s, plan),
+      ...(deps.doorbell ? [deps.doorbell(plan.threads.ids)] : []),
+    ];
     let written: AppendedThread[];
     try {
-      written = await withRetry(
-        () =>
-          deps.db.transaction(async (tx) => {
-            await insertAdmittedThreads(tx, deps.s, plan);
-            const rows = await appendBatch(tx, deps.s, plan);
-            if (deps.beforeCommit && rows.length > 0) await deps.beforeCommit(tx, rows.map((r) => r.threadId));
-            return rows;
-          }),
-        opts.retry,
-      );
+      const results = await withRetry(() => deps.db.batch(statements), opts.retry);
+      written = appendedThreads(results[admitted ? 1 : 0]!);
     } catch (err) {
       report(false);
       if (batch.length > 1 && sqlStateOf(err) !== undefined && !isTransientError(err)) {

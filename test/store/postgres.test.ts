@@ -123,8 +123,10 @@ describe.skipIf(!url)("Postgres store", () => {
       const appending = store.append(threadId, [ev.userMessage("once")]);
       let blocked: number | undefined;
       while (blocked === undefined) {
+        // Inside a transaction the activity view is a snapshot taken once: take a fresh one.
+        await admin.query("select pg_stat_clear_snapshot()");
         const { rows } = await admin.query<{ pid: number }>(
-          `select pid from pg_stat_activity where application_name = 'tl-retry' and wait_event_type = 'Lock'`,
+          `select pid from pg_stat_activity where application_name = 'tl-retry:writer' and wait_event_type = 'Lock'`,
         );
         blocked = rows[0]?.pid;
       }

@@ -7,15 +7,18 @@ import type { Db, Queryable, Tx } from "../../server/store/db.ts";
 
 export interface StatementCounts {
   total: number;
+  /** answers waited for: a statement alone is one, a pipelined batch (Db.batch) is one in all */
+  roundTrips: number;
   /** reads of the event log (select ... from workflow_events) */
   logReads: number;
   transactions: number;
 }
 
 export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): void } {
-  const counts: StatementCounts = { total: 0, logReads: 0, transactions: 0 };
-  const note = (text: string) => {
+  const counts: StatementCounts = { total: 0, roundTrips: 0, logReads: 0, transactions: 0 };
+  const note = (text: string, roundTrip = true) => {
     counts.total++;
+    if (roundTrip) counts.roundTrips++;
     if (/^\s*select[\s\S]*from\s+\S+\.workflow_events/i.test(text)) counts.logReads++;
   };
   const wrap = <Q extends Queryable>(q: Q): Q["query"] =>
@@ -27,6 +30,7 @@ export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): 
     counts,
     reset() {
       counts.total = 0;
+      counts.roundTrips = 0;
       counts.logReads = 0;
       counts.transactions = 0;
     },
@@ -36,7 +40,15 @@ export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): 
       transaction: <T>(fn: (tx: Tx) => Promise<T>) => {
         counts.transactions++;
         counts.total += 2; // BEGIN and COMMIT
+        counts.roundTrips += 2;
         return db.transaction((tx) => fn({ ...tx, query: wrap(tx), exec: tx.exec.bind(tx) }));
+      },
+      batch: (statements) => {
+        counts.transactions++;
+        counts.total += 2; // BEGIN and COMMIT
+        counts.roundTrips += 1;
+        for (const st of statements) note(st.text, false);
+        return db.batch(statements);
       },
       close: () => db.close(),
     },

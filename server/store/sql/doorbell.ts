@@ -3,7 +3,7 @@
  * delivered on commit, never before the rows are visible. It names the threads touched, never
  * the events: a woken follower reads the rows after its cursor.
  */
-import type { Queryable } from "../db.ts";
+import type { Statement } from "../db.ts";
 
 /** NOTIFY payloads must stay under 8000 bytes; past this, ring for everyone instead. */
 const MAX_PAYLOAD_BYTES = 7900;
@@ -32,6 +32,7 @@ export function decodeDoorbell(payload: string): DoorbellPayload {
   return { from: "", threads: "*" };
 }
 
-export async function ringDoorbell(db: Queryable, channel: string, payload: string): Promise<void> {
-  await db.query(`select pg_notify($1::text, $2::text)`, [channel, payload]);
+/** The NOTIFY, as a statement of the flush transaction (Db.batch): delivered at its commit. */
+export function ringDoorbell(channel: string, payload: string): Statement {
+  return { text: `select pg_notify($1::text, $2::text)`, params: [channel, payload] };
 }

@@ -1,7 +1,7 @@
 /** SQL of the event log: the batch append, reads after a cursor, compaction. */
 import type { StoredEvent } from "../../../protocol/events.ts";
 import type { BatchPlan } from "../batch.ts";
-import { toMs, toNum, type Queryable } from "../db.ts";
+import { toMs, toNum, type Queryable, type Row, type Statement } from "../db.ts";
 
 export interface AppendedThread {
   threadId: string;
@@ -22,7 +22,7 @@ export interface AppendedThread {
  * - `upserted` records the runs' lifecycle. A queued run keeps the input it was queued with.
  * Event data travels as text[] and is cast per row: a jsonb[] parameter measured 25% slower
  * (its array literal is parsed, then every element again).
- * Run it inside the flush transaction: the locks are held until its COMMIT.
+ * Run it inside the flush transaction (Db.batch): the locks are held until its COMMIT.
  */
 /**
  * The status a batch leaves a thread in is its last status-moving event's, except that a cancel
@@ -35,10 +35,10 @@ const ignoredCancel = `(c.cancel_guard and (c.status = 'CANCELLING' and t.status
   or c.status = 'CANCELLED' and t.status not in ('PENDING', 'RUNNING', 'CANCELLING')))`;
 const settles = `(c.status in ('WAITING', 'COMPLETED', 'FAILED', 'CANCELLED') and not ${ignoredCancel})`;
 
-export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Promise<AppendedThread[]> {
+export function appendBatch(s: string, plan: BatchPlan): Statement {
   const { threads: t, events: e, runs: r } = plan;
-  const { rows } = await db.query<{ thread_id: string; base: unknown; at: unknown }>(
-    `with locked as (
+  return {
+    text: `with locked as (
        select thread_id
        from ${s}.threads
        where thread_id = any($1::text[])
@@ -95,33 +95,37 @@ export async function appendBatch(db: Queryable, s: string, plan: BatchPlan): Pr
            updated_at = now()
      )
      select thread_id, base, now() as at from bumped`,
-    [
+    params: [
       t.ids, t.counts, t.statuses, t.touchActive, t.activeRunIds,
       e.threadIds, e.offsets, e.runIds, e.types, e.data,
       r.ids, r.threadIds, r.statuses, r.inputs,
       t.cancelGuards, t.fences,
       t.admitAgents, t.admitOwners, t.admitTtls, t.admitSeqs,
     ],
-  );
-  return rows.map((row) => ({ threadId: row.thread_id, base: toNum(row.base), at: toMs(row.at) }));
+  };
+}
+
+/** The threads appendBatch wrote, from its rows (a thread it refused is absent). */
+export function appendedThreads(rows: readonly Row[]): AppendedThread[] {
+  return rows.map((row) => ({ threadId: row.thread_id as string, base: toNum(row.base), at: toMs(row.at) }));
 }
 
 /**
  * Creates the threads that admissions of new threads (expected last_seq 0) write to, in the flush
- * transaction before appendBatch, so that the thread row, its run and its first events commit
+ * transaction before appendBatch (null when there are none), so that the thread row, its run and its first events commit
  * together or not at all. A thread that exists already is left as it is: appendBatch's admission
  * check then decides.
  */
-export async function insertAdmittedThreads(db: Queryable, s: string, plan: BatchPlan): Promise<void> {
+export function insertAdmittedThreads(s: string, plan: BatchPlan): Statement | null {
   const { ids, admitAgents, admitSeqs } = plan.threads;
-  const fresh = ids.flatMap((id, i) => (admitSeqs[i] === 0 && admitAgents[i] !== null ? [i] : []));
-  if (fresh.length === 0) return;
-  await db.query(
-    `insert into ${s}.threads (thread_id, agent_id)
+  const fresh = ids.flatMap((_id, i) => (admitSeqs[i] === 0 && admitAgents[i] !== null ? [i] : []));
+  if (fresh.length === 0) return null;
+  return {
+    text: `insert into ${s}.threads (thread_id, agent_id)
      select thread_id, agent_id from unnest($1::text[], $2::text[]) as n(thread_id, agent_id)
      on conflict (thread_id) do nothing`,
-    [fresh.map((i) => ids[i]!), fresh.map((i) => admitAgents[i]!)],
-  );
+    params: [fresh.map((i) => ids[i]!), fresh.map((i) => admitAgents[i]!)],
+  };
 }
 
 interface EventRow {
