@@ -37,16 +37,23 @@ export class Bell {
 
 export class WakeHub {
   readonly #bells = new Map<string, Set<Bell>>();
+  #size = 0;
+
+  /** Bells subscribed now, over all threads: each is a follow() loop still running. */
+  get size(): number {
+    return this.#size;
+  }
 
   subscribe(threadId: string): { bell: Bell; unsubscribe: () => void } {
     const bell = new Bell();
     let set = this.#bells.get(threadId);
     if (!set) this.#bells.set(threadId, (set = new Set()));
     set.add(bell);
+    this.#size++;
     return {
       bell,
       unsubscribe: () => {
-        set.delete(bell);
+        if (set.delete(bell)) this.#size--;
         if (set.size === 0 && this.#bells.get(threadId) === set) this.#bells.delete(threadId);
       },
     };
@@ -60,6 +67,12 @@ export class WakeHub {
     for (const set of this.#bells.values()) set.forEach((b) => b.ring());
   }
 }
+
+/**
+ * Events per read of the log, for live feeds, replays and reloads alike: what one stream holds in
+ * memory at a time is one page (plus the frames of one event and the socket's high-water mark).
+ */
+export const LOG_PAGE_SIZE = 500;
 
 export interface FollowDeps {
   hub: WakeHub;
@@ -84,7 +97,7 @@ export async function* follow(
   after: number,
   signal: AbortSignal,
 ): AsyncGenerator<StoredEvent[], void, undefined> {
-  const pageSize = deps.pageSize ?? 1000;
+  const pageSize = deps.pageSize ?? LOG_PAGE_SIZE;
   const { bell, unsubscribe } = deps.hub.subscribe(threadId);
   try {
     await deps.listening(signal);
