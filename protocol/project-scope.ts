@@ -15,6 +15,8 @@ export class RunScope {
   private readonly toolCalls = new Set<string>();
   /** taskId -> step name. Keyed by task because task.completed names the task, not the step. */
   private readonly steps = new Map<string, string>();
+  /** The names in `steps`, so that opening a step does not scan every open one. */
+  private readonly stepNames = new Set<string>();
 
   constructor(readonly runId: string) {}
 
@@ -73,8 +75,9 @@ export class RunScope {
 
   /** Step names are unique among open steps (the client keys steps by name). */
   openStep(taskId: string, stepName: string, out: AGUIEvent[]): void {
-    if (this.steps.has(taskId) || [...this.steps.values()].includes(stepName)) return;
+    if (this.steps.has(taskId) || this.stepNames.has(stepName)) return;
     this.steps.set(taskId, stepName);
+    this.stepNames.add(stepName);
     out.push({ type: EventType.STEP_STARTED, stepName });
   }
 
@@ -82,6 +85,7 @@ export class RunScope {
     const stepName = this.steps.get(taskId);
     if (stepName === undefined) return;
     this.steps.delete(taskId);
+    this.stepNames.delete(stepName);
     out.push({ type: EventType.STEP_FINISHED, stepName });
   }
 

@@ -50,79 +50,110 @@ export interface ReconstructOptions {
 
 const ENDS_RUN = new Set(["workflow.suspended", "workflow.completed", "workflow.failed", "workflow.cancelled"]);
 
-export function reconstruct(events: Iterable<StoredEvent>, opts: ReconstructOptions = {}): ThreadSnapshot {
-  const messages: Message[] = [];
-  const index = new Map<string, number>();
-  const usage: TokenUsage[] = [];
-  const taskToolCall = new Map<string, string>();
-  const failedCalls = new Set<string>();
-  const snap: ThreadSnapshot = {
-    status: null,
-    messages,
-    state: undefined,
-    usage: { total: {}, byModel: [] },
-    toolCalls: {},
-    lastSeq: 0,
-    lastAt: 0,
-  };
+/**
+ * Reconstruction as a fold: push the log's events in order (page by page, as they are read), then
+ * take the snapshot. A reload never needs the whole log in memory at once, only the conversation
+ * it rebuilds, and every event costs the same whatever the thread's length: messages are upserted
+ * through an id index, never found by scanning the conversation.
+ */
+export class Reconstructor {
+  readonly #messages: Message[] = [];
+  readonly #index = new Map<string, number>();
+  readonly #usage: TokenUsage[] = [];
+  readonly #taskToolCall = new Map<string, string>();
+  readonly #failedCalls = new Set<string>();
+  #threadId: string | undefined;
+  #status: ThreadStatus | null = null;
+  #state: unknown = undefined;
+  #lastEndedRunId: string | undefined;
+  #activeRunId: string | undefined;
+  #lastSeq = 0;
+  #lastAt = 0;
 
-  for (const e of events) {
-    if (opts.uptoSeq !== undefined && e.seq > opts.uptoSeq) break;
-    snap.threadId ??= e.threadId;
-    snap.lastSeq = e.seq;
-    snap.lastAt = e.at;
-    if (isStreamEvent(e)) continue;
-    snap.status = statusAfter(e) ?? snap.status;
+  /** Position of the last event pushed (0 when none). */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  push(e: StoredEvent): void {
+    this.#threadId ??= e.threadId;
+    this.#lastSeq = e.seq;
+    this.#lastAt = e.at;
+    if (isStreamEvent(e)) return;
+    this.#status = statusAfter(e) ?? this.#status;
     switch (e.type) {
       case "run.accepted":
-        snap.activeRunId = e.data.runId;
+        this.#activeRunId = e.data.runId;
         break;
       case "message.appended": {
         const m = e.data.message as Message;
-        const at = index.get(m.id);
+        const at = this.#index.get(m.id);
         if (at === undefined) {
-          index.set(m.id, messages.length);
-          messages.push(m);
-        } else messages[at] = m;
+          this.#index.set(m.id, this.#messages.length);
+          this.#messages.push(m);
+        } else this.#messages[at] = m;
         break;
       }
       case "state.set":
-        snap.state = e.data.state;
+        this.#state = e.data.state;
         break;
       case "state.patched": {
         // As in the projection and on the client: a patch that does not apply changes nothing.
-        const next = applyStatePatch(snap.state, e.data.patch);
-        if (next) snap.state = next.value;
+        const next = applyStatePatch(this.#state, e.data.patch);
+        if (next) this.#state = next.value;
         break;
       }
       case "usage.recorded":
-        usage.push(e.data.usage);
+        this.#usage.push(e.data.usage);
         break;
       case "task.created":
-        if (e.data.toolCallId) taskToolCall.set(e.data.taskId, e.data.toolCallId);
+        if (e.data.toolCallId) this.#taskToolCall.set(e.data.taskId, e.data.toolCallId);
         break;
       case "task.completed": {
-        const call = taskToolCall.get(e.data.taskId);
-        if (call) failedCalls.delete(call); // a retry that succeeded
+        const call = this.#taskToolCall.get(e.data.taskId);
+        if (call) this.#failedCalls.delete(call); // a retry that succeeded
         break;
       }
       case "task.failed": {
-        const call = taskToolCall.get(e.data.taskId);
-        if (call) failedCalls.add(call);
+        const call = this.#taskToolCall.get(e.data.taskId);
+        if (call) this.#failedCalls.add(call);
         break;
       }
       default:
         if (ENDS_RUN.has(e.type)) {
-          snap.lastEndedRunId = (e.data as { runId: string }).runId;
-          if (snap.activeRunId === snap.lastEndedRunId) delete snap.activeRunId;
+          this.#lastEndedRunId = (e.data as { runId: string }).runId;
+          if (this.#activeRunId === this.#lastEndedRunId) this.#activeRunId = undefined;
         }
     }
   }
 
-  if (opts.status !== undefined) snap.status = opts.status;
-  snap.usage = { total: totalOf(usage), byModel: sumUsage(usage) };
-  snap.toolCalls = toolCallsOf(messages, failedCalls, snap.status);
-  return snap;
+  /** The snapshot of what was pushed so far; the fold may go on afterwards. */
+  snapshot(opts: { status?: ThreadStatus } = {}): ThreadSnapshot {
+    const status = opts.status !== undefined ? opts.status : this.#status;
+    const messages = [...this.#messages];
+    return {
+      ...(this.#threadId !== undefined && { threadId: this.#threadId }),
+      status,
+      messages,
+      state: this.#state,
+      usage: { total: totalOf(this.#usage), byModel: sumUsage(this.#usage) },
+      toolCalls: toolCallsOf(messages, this.#failedCalls, status),
+      ...(this.#lastEndedRunId !== undefined && { lastEndedRunId: this.#lastEndedRunId }),
+      ...(this.#activeRunId !== undefined && { activeRunId: this.#activeRunId }),
+      lastSeq: this.#lastSeq,
+      lastAt: this.#lastAt,
+    };
+  }
+}
+
+/** One-shot reconstruction of a log held in memory (see Reconstructor for the paged fold). */
+export function reconstruct(events: Iterable<StoredEvent>, opts: ReconstructOptions = {}): ThreadSnapshot {
+  const fold = new Reconstructor();
+  for (const e of events) {
+    if (opts.uptoSeq !== undefined && e.seq > opts.uptoSeq) break;
+    fold.push(e);
+  }
+  return fold.snapshot({ status: opts.status });
 }
 
 function toolCallsOf(

@@ -10,6 +10,9 @@ export interface Metrics {
   runsEnded: Counter<"agent" | "outcome">;
   activeStreams: Gauge;
   framesSent: Counter;
+  bufferedFrames: Gauge;
+  blockedStreams: Gauge;
+  logPagesRead: Counter;
   appendBatch: Histogram;
 }
 
@@ -38,6 +41,21 @@ export function createMetrics(): Metrics {
     framesSent: new Counter({
       name: "threadline_sse_frames_total",
       help: "SSE frames written",
+      registers: [registry],
+    }),
+    bufferedFrames: new Gauge({
+      name: "threadline_sse_buffered_frames",
+      help: "SSE frames written but not yet flushed to the kernel, over all streams",
+      registers: [registry],
+    }),
+    blockedStreams: new Gauge({
+      name: "threadline_sse_blocked_streams",
+      help: "SSE streams waiting for their client to read (socket full); they read no log meanwhile",
+      registers: [registry],
+    }),
+    logPagesRead: new Counter({
+      name: "threadline_stream_log_pages_total",
+      help: "Pages of the event log read for SSE streams and reloads (replay, live tail, thread view)",
       registers: [registry],
     }),
     appendBatch: new Histogram({

@@ -3,6 +3,11 @@
  * frame, every write guarded against a closed socket, back-pressure honoured (a slow client
  * holds its own stream back, never the engine, which only appends to the log), and a comment
  * line after every 15 s of silence so proxies and load balancers keep the connection open.
+ *
+ * Construct it as soon as the request is known to be a stream candidate, before any await: it
+ * listens for the close from then on, and notices a socket that closed even earlier (the 'close'
+ * event of a response whose client left before the handler looked will never fire again). The
+ * `threadline_sse_streams` gauge counts a stream from open() to its close, once each way.
  */
 import type { Request, Response } from "express";
 import type { Frame } from "../../protocol/project.ts";
@@ -10,6 +15,13 @@ import { encodeFrame, encodeFrameBinary, KEEP_ALIVE, negotiate, PROTO_MEDIA_TYPE
 import type { Metrics } from "../metrics.ts";
 
 export const KEEP_ALIVE_MS = 15_000;
+
+export interface SseResponseOptions {
+  metrics?: Metrics;
+  keepAliveMs?: number;
+  /** Force plain SSE (the raw event feed), whatever the Accept header names. */
+  mode?: "sse";
+}
 
 export class SseResponse {
   readonly #res: Response;
@@ -19,13 +31,18 @@ export class SseResponse {
   #keepAlive: NodeJS.Timeout | undefined;
   #keepAliveMs: number;
   #lastWrite = 0;
+  #counted = false;
+  /** Frames handed to the socket whose bytes have not reached the kernel yet. */
+  #buffered = 0;
+  #blocked = false;
 
-  constructor(req: Request, res: Response, opts: { metrics?: Metrics; keepAliveMs?: number } = {}) {
+  constructor(req: Request, res: Response, opts: SseResponseOptions = {}) {
     this.#res = res;
-    this.#mode = negotiate(req.get("accept"));
+    this.#mode = opts.mode ?? negotiate(req.get("accept"));
     this.#metrics = opts.metrics;
     this.#keepAliveMs = opts.keepAliveMs ?? KEEP_ALIVE_MS;
-    res.on("close", () => this.#onClose());
+    res.once("close", () => this.#onClose());
+    if (this.#isGone()) this.#onClose();
   }
 
   /** Aborted when the client goes away (or we end the response). */
@@ -33,7 +50,14 @@ export class SseResponse {
     return this.#closed.signal;
   }
 
+  /** Frames written but not yet flushed to the kernel: what this stream holds in memory now. */
+  get bufferedFrames(): number {
+    return this.#buffered;
+  }
+
+  /** Starts the stream (status 200, headers); nothing happens if the client has already left. */
   open(): void {
+    if (this.#closed.signal.aborted) return;
     const res = this.#res;
     res.status(200);
     res.setHeader("Content-Type", this.#mode === "proto" ? PROTO_MEDIA_TYPE : "text/event-stream");
@@ -41,22 +65,48 @@ export class SseResponse {
     res.setHeader("Connection", "keep-alive");
     res.setHeader("X-Accel-Buffering", "no");
     res.flushHeaders();
+    this.#counted = true;
     this.#metrics?.activeStreams.inc();
     this.#armKeepAlive();
   }
 
-  /** Writes one frame; resolves when the socket can take more. */
+  /** Writes one frame; resolves when the socket can take more (or the client left). */
   async write(frame: Frame): Promise<void> {
-    if (this.#isGone()) return;
+    if (this.#closed.signal.aborted) return;
     const chunk = this.#mode === "proto" ? encodeFrameBinary(frame) : encodeFrame(frame);
     this.#metrics?.framesSent.inc();
-    this.#lastWrite = Date.now();
-    if (!this.#res.write(chunk)) await this.#drained();
+    await this.#send(chunk);
+  }
+
+  /** Writes an already encoded SSE chunk (the raw event feed); same back-pressure as write(). */
+  async writeText(chunk: string): Promise<void> {
+    if (this.#closed.signal.aborted) return;
+    await this.#send(chunk);
   }
 
   end(): void {
-    clearInterval(this.#keepAlive);
     if (!this.#isGone()) this.#res.end();
+    this.#onClose();
+  }
+
+  /**
+   * Counts the frame until the socket has taken its bytes (the write callback), and waits for
+   * 'drain' when the socket says it is full: the caller's next read of the log waits with it, so
+   * a client that never reads costs one page of the log and the socket's high-water mark.
+   */
+  async #send(chunk: string | Uint8Array): Promise<void> {
+    this.#lastWrite = Date.now();
+    this.#buffered++;
+    this.#metrics?.bufferedFrames.inc();
+    const ok = this.#res.write(chunk, () => this.#flushed());
+    if (!ok) await this.#drained();
+  }
+
+  #flushed(): void {
+    // After a close the count was already given back in one go (callbacks may come late or not).
+    if (this.#closed.signal.aborted || this.#buffered === 0) return;
+    this.#buffered--;
+    this.#metrics?.bufferedFrames.dec();
   }
 
   #isGone(): boolean {
@@ -66,14 +116,15 @@ export class SseResponse {
   /**
    * One timer per stream, ticking every half period: a comment goes out when the last write is
    * half a period old, so silence never reaches a whole period. Rejected: re-arming a timeout on
-   * every frame, which cost a clearTimeout and a setTimeout per token.
+   * every frame, which cost a clearTimeout and a setTimeout per token. Nothing goes out while the
+   * socket is full: the connection is not idle then, and the comment would only add to the buffer.
    */
   #armKeepAlive(): void {
     if (this.#mode !== "sse") return; // a comment is not a protobuf frame
     this.#lastWrite = Date.now();
     const half = Math.max(1, Math.floor(this.#keepAliveMs / 2));
     this.#keepAlive = setInterval(() => {
-      if (this.#isGone() || Date.now() - this.#lastWrite < half) return;
+      if (this.#closed.signal.aborted || this.#blocked || Date.now() - this.#lastWrite < half) return;
       this.#lastWrite = Date.now();
       this.#res.write(KEEP_ALIVE);
     }, half);
@@ -81,22 +132,29 @@ export class SseResponse {
   }
 
   #drained(): Promise<void> {
+    if (this.#closed.signal.aborted) return Promise.resolve();
+    this.#blocked = true;
+    this.#metrics?.blockedStreams.inc();
     return new Promise((resolve) => {
       const done = () => {
         this.#res.off("drain", done);
-        this.#res.off("close", done);
+        this.#closed.signal.removeEventListener("abort", done);
+        this.#blocked = false;
+        this.#metrics?.blockedStreams.dec();
         resolve();
       };
       this.#res.on("drain", done);
-      this.#res.on("close", done);
+      this.#closed.signal.addEventListener("abort", done, { once: true });
     });
   }
 
+  /** Idempotent: the first of 'close', end() or a socket found closed frees everything. */
   #onClose(): void {
     clearInterval(this.#keepAlive);
-    if (!this.#closed.signal.aborted) {
-      this.#metrics?.activeStreams.dec();
-      this.#closed.abort();
-    }
+    if (this.#closed.signal.aborted) return;
+    this.#closed.abort();
+    if (this.#counted) this.#metrics?.activeStreams.dec();
+    this.#metrics?.bufferedFrames.dec(this.#buffered);
+    this.#buffered = 0;
   }
 }

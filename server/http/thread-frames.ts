@@ -1,34 +1,85 @@
 /**
- * A thread's AG-UI frames, live: the log read from its start and then followed, each event
- * pushed through the projection. Live streaming and replay are the same code, so a client that
- * resumes from any cursor gets exactly the frames a client that never left got after it.
+ * A thread's log as the streams read it: in pages (LOG_PAGE_SIZE events), one page at a time,
+ * yielding to the event loop between pages, and projected to AG-UI frames.
  *
- * Reading from seq 1 (rather than from the cursor) is what keeps it exact: the projection's
- * state (open messages, the shared state for STATE_SNAPSHOT, the run's input) is a fold over the
- * whole thread. Replaying 10K events costs tens of milliseconds; a projection checkpoint table
- * is the optimisation to add if threads ever grow past that.
+ * One page at a time: the caller writes a page's frames (awaiting the socket's drain) before the
+ * next page is read, so a slow client holds back its own reads, and memory per stream is one page
+ * whatever the thread's length. Yielding between pages (setImmediate, not a microtask) lets the
+ * rest of the process run (other streams, lease heartbeats) during the replay of a long thread:
+ * the projection of a page is a few milliseconds, the replay of 100K events is not.
+ *
+ * Live streaming and replay are the same code, so a client that resumes from any cursor gets
+ * exactly the frames a client that never left got after it. Reading from seq 1 (rather than from
+ * the cursor) is what keeps it exact: the projection's state (open messages, the shared state for
+ * STATE_SNAPSHOT, the run's input) is a fold over the whole thread. A projection checkpoint table
+ * is the optimisation to add if threads ever grow past what a paged replay reads in time.
  */
 import type { StoredEvent } from "../../protocol/events.ts";
 import type { Frame } from "../../protocol/frames.ts";
 import { Projector } from "../../protocol/project.ts";
+import type { Metrics } from "../metrics.ts";
+import { LOG_PAGE_SIZE } from "../store/live.ts";
 import type { EventStore } from "../store/types.ts";
+
+export { isTerminalFrame } from "../../protocol/replay.ts";
 
 export interface ProjectedEvent {
   event: StoredEvent;
   frames: Frame[];
 }
 
+/** Lets timers and I/O run: a macrotask boundary, which a resolved promise is not. */
+export function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * The log after `after` as it stands, in pages, until a page comes back short (the end of the
+ * backlog). Nothing is read while the caller is busy with the previous page.
+ */
+export async function* backlogPages(
+  store: EventStore,
+  threadId: string,
+  after: number,
+  signal: AbortSignal,
+  metrics?: Metrics,
+): AsyncGenerator<StoredEvent[], void, undefined> {
+  let cursor = after;
+  while (!signal.aborted) {
+    const page = await store.read(threadId, { after: cursor, limit: LOG_PAGE_SIZE });
+    metrics?.logPagesRead.inc();
+    if (signal.aborted || page.length === 0) return;
+    cursor = page[page.length - 1]!.seq;
+    yield page;
+    if (page.length < LOG_PAGE_SIZE) return;
+    await yieldToLoop();
+  }
+}
+
+/** store.follow, counted per page and with a turn of the event loop between pages. */
+export async function* livePages(
+  store: EventStore,
+  threadId: string,
+  after: number,
+  signal: AbortSignal,
+  metrics?: Metrics,
+): AsyncGenerator<StoredEvent[], void, undefined> {
+  for await (const page of store.follow(threadId, after, signal)) {
+    metrics?.logPagesRead.inc();
+    yield page;
+    await yieldToLoop();
+  }
+}
+
+/** Every event of the thread from seq 1, live, each with the frames the projection makes of it. */
 export async function* threadFrames(
   store: EventStore,
   threadId: string,
   signal: AbortSignal,
+  metrics?: Metrics,
 ): AsyncIterable<ProjectedEvent> {
   const projector = new Projector(threadId);
-  for await (const batch of store.follow(threadId, 0, signal)) {
-    for (const event of batch) yield { event, frames: projector.push(event) };
+  for await (const page of livePages(store, threadId, 0, signal, metrics)) {
+    for (const event of page) yield { event, frames: projector.push(event) };
   }
-}
-
-export function isTerminalFrame(frame: Frame): boolean {
-  return frame.event.type === "RUN_FINISHED" || frame.event.type === "RUN_ERROR";
 }

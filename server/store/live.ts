@@ -17,6 +17,12 @@ import type { StoredEvent } from "../../protocol/events.ts";
 /** Events a subscriber holds before it gives up on hand-overs and reads the log instead. */
 export const LIVE_BUFFER_EVENTS = 4096;
 
+/**
+ * Events per read of the log, for live feeds, replays and reloads alike: what one stream holds in
+ * memory at a time is one page (plus the frames of one event and the socket's high-water mark).
+ */
+export const LOG_PAGE_SIZE = 500;
+
 export class Subscription {
   #buffer: StoredEvent[] = [];
   #mustRead = true;
@@ -138,7 +144,7 @@ export async function* follow(
   after: number,
   signal: AbortSignal,
 ): AsyncGenerator<StoredEvent[], void, undefined> {
-  const pageSize = deps.pageSize ?? 1000;
+  const pageSize = deps.pageSize ?? LOG_PAGE_SIZE;
   const { sub, unsubscribe } = deps.feed.subscribe(threadId);
   try {
     await deps.listening(signal);

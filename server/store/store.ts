@@ -12,7 +12,7 @@ import { assertMigrated, migrate } from "./migrate.ts";
 import { sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts";
-import { deleteStreamEvents, readEvents } from "./sql/events.ts";
+import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.ts";
 import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseLease } from "./sql/leases.ts";
 import { insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
 import { deleteThread, insertThread, selectThread, selectThreadPage, type ThreadKey } from "./sql/threads.ts";
@@ -110,6 +110,8 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),
 
+    countAfter: (threadId, after) => retry(() => countEventsAfter(db, s, threadId, after)),
+
     follow: (threadId, after, signal, opts) =>
       follow(
         {
@@ -122,6 +124,8 @@ export function createEventStore(parts: StoreParts): EventStore {
         after,
         signal,
       ),
+
+    followerCount: () => feed.size + foreignFeed.size,
 
     getThread: (threadId) => retry(() => selectThread(db, s, threadId)),
 

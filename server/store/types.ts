@@ -112,11 +112,20 @@ export interface EventStore {
   read(threadId: string, opts?: ReadOptions): Promise<StoredEvent[]>;
 
   /**
+   * How many events have seq > after, and the last seq (`after` when none): whether the log after
+   * a cursor is still gapless (count = lastSeq - after) without reading it.
+   */
+  countAfter(threadId: string, after: number): Promise<{ count: number; lastSeq: number }>;
+
+  /**
    * Live subscription: yields batches of committed events with seq > after, in order, with no
    * gap and no duplicate, until the signal aborts. In-process appends wake it after commit;
    * on Postgres, appends by other processes wake it through a coalesced NOTIFY doorbell.
    */
   follow(threadId: string, after: number, signal: AbortSignal, opts?: FollowOptions): AsyncIterable<StoredEvent[]>;
+
+  /** Followers (follow() loops) of this store that are subscribed now: what a disconnect must free. */
+  followerCount(): number;
 
   getThread(threadId: string): Promise<ThreadRow | null>;
   listThreads(filter?: ListThreadsFilter): Promise<ThreadPage>;

@@ -58,6 +58,17 @@ export function logContract(ctx: ContractContext): void {
       expect((await ctx.store().getThread(threadId))?.lastSeq).toBe(4);
     });
 
+    it("counts the events after a cursor and names the last seq, without reading them", async () => {
+      const threadId = await newThread();
+      expect(await ctx.store().countAfter(threadId, 0)).toEqual({ count: 0, lastSeq: 0 });
+      await ctx.store().append(threadId, [ev.threadCreated(), ev.userMessage("hi"), ev.delta("r1", "a"), ev.delta("r1", "b")]);
+      expect(await ctx.peer().countAfter(threadId, 0)).toEqual({ count: 4, lastSeq: 4 });
+      expect(await ctx.store().countAfter(threadId, 2)).toEqual({ count: 2, lastSeq: 4 });
+      expect(await ctx.store().countAfter(threadId, 4)).toEqual({ count: 0, lastSeq: 4 });
+      expect(await ctx.store().countAfter(threadId, 9)).toEqual({ count: 0, lastSeq: 9 });
+      expect(await ctx.store().countAfter("no-such-thread", 3)).toEqual({ count: 0, lastSeq: 3 });
+    });
+
     it("commits thread status, active run and run rows with the events", async () => {
       const store = ctx.store();
       const threadId = await newThread();

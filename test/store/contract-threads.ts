@@ -206,6 +206,8 @@ export function threadsContract(ctx: ContractContext): void {
       expect(left.filter((e) => e.runId === ended).map((e) => e.type)).toEqual(["run.accepted", "workflow.started", "workflow.completed"]);
       expect(left.filter((e) => e.runId === running)).toHaveLength(6);
       expect(left.map((e) => e.seq)).toEqual([1, 2, 7, ...range(8, 13)]);
+      // The gap compaction left is visible without reading the log: 7 events after seq 2, not 11.
+      expect(await store.countAfter(threadId, 2)).toEqual({ count: 7, lastSeq: 13 });
       expect(await store.compact(0)).toBe(0);
     });
   });

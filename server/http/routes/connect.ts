@@ -12,17 +12,15 @@
  */
 import { Router } from "express";
 import { z } from "zod";
-import type { StoredEvent } from "../../../protocol/events.ts";
 import { parseFrameId, type FrameId } from "../../../protocol/frames.ts";
-import { Projector } from "../../../protocol/project.ts";
-import { snapshotRunFrames } from "../../../protocol/reconstruct.ts";
+import { Replay } from "../../../protocol/replay.ts";
 import { isActive } from "../../../protocol/status.ts";
 import type { AgentRegistry } from "../../agents/define.ts";
 import type { Metrics } from "../../metrics.ts";
-import type { EventStore } from "../../store/types.ts";
+import type { EventStore, ThreadRow } from "../../store/types.ts";
 import { sendError, zodIssues } from "../errors.ts";
 import { SseResponse } from "../sse-response.ts";
-import { isTerminalFrame } from "../thread-frames.ts";
+import { backlogPages, livePages } from "../thread-frames.ts";
 
 const ConnectBodySchema = z.looseObject({
   threadId: z.string().min(1).max(200),
@@ -54,22 +52,22 @@ export function connectRoute({ store, agents, metrics }: { store: EventStore; ag
       }
     }
     const { threadId } = body.data;
+    // Listening for the close before the first await: a client gone by the time the row is read
+    // gets nothing opened, counted or followed for it.
+    const sse = new SseResponse(req, res, { metrics });
     // The row first, then the log: the log read afterwards holds at least what the row says.
     const thread = await store.getThread(threadId);
     if (thread && thread.agentId !== agentId) {
       return sendError(res, 409, "THREAD_AGENT_MISMATCH", `Thread ${threadId} belongs to agent "${thread.agentId}"; connect through /api/agents/${thread.agentId}/connect.`);
     }
 
-    const sse = new SseResponse(req, res, { metrics });
     sse.open();
     try {
-      if (!thread) return;
-      const backlog = await store.read(threadId);
-      const activeRunId = isActive(thread.status) ? thread.activeRunId : null;
+      if (!thread || sse.signal.aborted) return;
       // Retention deleted stream events after the cursor: the frames the client missed can no
       // longer be reproduced one for one, so it gets the snapshot (a resync) instead.
-      const exact = cursor === undefined || contiguousFrom(backlog, cursor.seq);
-      await replay({ store, sse, threadId, backlog, activeRunId, cursor: exact ? cursor : undefined });
+      const exact = cursor === undefined || (await contiguousAfter(store, threadId, cursor.seq));
+      await replay({ store, sse, thread, metrics, cursor: exact ? cursor : undefined });
     } finally {
       sse.end();
     }
@@ -77,63 +75,43 @@ export function connectRoute({ store, agents, metrics }: { store: EventStore; ag
   return router;
 }
 
-/** True when no event after `seq` was compacted away (the log's seqs are gapless until then). */
-function contiguousFrom(backlog: StoredEvent[], seq: number): boolean {
-  const last = backlog.at(-1)?.seq ?? 0;
-  if (seq >= last) return true;
-  const after = backlog.filter((e) => e.seq > seq).length;
-  return after === last - seq;
+/**
+ * True when no event after `seq` was compacted away (the log's seqs are gapless until then).
+ * A count, not a read: the answer costs one index range scan whatever the backlog's size.
+ */
+async function contiguousAfter(store: EventStore, threadId: string, seq: number): Promise<boolean> {
+  const { count, lastSeq } = await store.countAfter(threadId, seq);
+  return count === lastSeq - seq;
 }
 
 interface ReplayParams {
   store: EventStore;
   sse: SseResponse;
-  threadId: string;
-  backlog: StoredEvent[];
-  activeRunId: string | null;
+  thread: ThreadRow;
+  metrics: Metrics;
   cursor: FrameId | undefined;
 }
 
-async function replay({ store, sse, threadId, backlog, activeRunId, cursor }: ReplayParams): Promise<void> {
-  const projector = new Projector(threadId);
-  let from: (e: StoredEvent) => boolean;
-  if (cursor) {
-    from = (e) => e.seq >= cursor.seq;
-  } else {
-    const accepted = activeRunId
-      ? backlog.find((e) => e.type === "run.accepted" && e.data.runId === activeRunId)
-      : undefined;
-    const horizon = accepted ? accepted.seq - 1 : (backlog.at(-1)?.seq ?? 0);
-    const before = backlog.filter((e) => e.seq <= horizon);
-    // Nothing to show before the active run (its thread's first): no empty snapshot run.
-    if (before.some((e) => e.type === "message.appended" || e.type === "state.set" || e.type === "state.patched")) {
-      for (const frame of snapshotRunFrames(before, horizon)) await sse.write(frame);
+/** The backlog page by page, then the live tail until the active run's terminal frame. */
+async function replay({ store, sse, thread, metrics, cursor }: ReplayParams): Promise<void> {
+  const { threadId } = thread;
+  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor });
+  const { signal } = sse;
+  let lastSeq = 0;
+  for await (const page of backlogPages(store, threadId, 0, signal, metrics)) {
+    for (const e of page) {
+      for (const frame of fold.push(e)) await sse.write(frame);
+      if (signal.aborted) return;
     }
-    from = (e) => e.seq > horizon;
+    lastSeq = page[page.length - 1]!.seq;
   }
-  const afterCursor = (id: string) => {
-    if (!cursor) return true;
-    const f = parseFrameId(id)!;
-    return f.seq > cursor.seq || (cursor.part !== null && f.part !== null && f.part > cursor.part);
-  };
+  for (const frame of fold.endOfBacklog()) await sse.write(frame);
+  if (fold.activeEnded || signal.aborted) return;
 
-  let activeEnded = activeRunId === null;
-  const handle = async (e: StoredEvent): Promise<void> => {
-    const frames = projector.push(e);
-    if (!from(e)) return;
-    for (const frame of frames) {
-      if (afterCursor(frame.id)) await sse.write(frame);
-      if (isTerminalFrame(frame) && e.runId === activeRunId) activeEnded = true;
-    }
-  };
-  for (const e of backlog) await handle(e);
-  if (activeEnded) return;
-
-  const lastSeq = backlog.at(-1)?.seq ?? 0;
-  for await (const batch of store.follow(threadId, lastSeq, sse.signal)) {
-    for (const e of batch) {
-      await handle(e);
-      if (activeEnded) return;
+  for await (const page of livePages(store, threadId, lastSeq, signal, metrics)) {
+    for (const e of page) {
+      for (const frame of fold.push(e)) await sse.write(frame);
+      if (fold.activeEnded || signal.aborted) return;
     }
   }
 }

@@ -47,6 +47,9 @@ export function runRoute({ logger, store, engine, agents, metrics }: RunRouteDep
     }
     const { input, options } = parsed;
 
+    // Listening for the close before startRun is awaited: a client that leaves meanwhile is
+    // noticed (cancel-on-disconnect applies, nothing is opened or followed for it).
+    const sse = new SseResponse(req, res, { metrics });
     let started;
     try {
       started = await engine.startRun(agent, input, { doubleTexting: options.doubleTexting });
@@ -64,17 +67,17 @@ export function runRoute({ logger, store, engine, agents, metrics }: RunRouteDep
     }
     metrics.runsStarted.inc({ agent: agent.id });
 
-    const sse = new SseResponse(req, res, { metrics });
     sse.open();
     let finished = false;
     try {
-      for await (const { event, frames } of threadFrames(store, started.threadId, sse.signal)) {
+      if (sse.signal.aborted) return;
+      for await (const { event, frames } of threadFrames(store, started.threadId, sse.signal, metrics)) {
         if (event.seq <= started.afterSeq || event.runId !== started.runId) continue;
         for (const frame of frames) {
           await sse.write(frame);
           if (isTerminalFrame(frame)) finished = true;
         }
-        if (finished) break;
+        if (finished || sse.signal.aborted) break;
       }
     } finally {
       if (!finished && sse.signal.aborted && options.cancelOnDisconnect) {

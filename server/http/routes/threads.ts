@@ -4,11 +4,14 @@
  */
 import { Router, type Request } from "express";
 import { z } from "zod";
-import { reconstruct } from "../../../protocol/reconstruct.ts";
+import { Reconstructor } from "../../../protocol/reconstruct.ts";
 import { isActive, isSettled, ThreadStatusSchema } from "../../../protocol/status.ts";
 import type { Engine } from "../../engine/engine.ts";
+import type { Metrics } from "../../metrics.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
 import { sendError, zodIssues } from "../errors.ts";
+import { SseResponse } from "../sse-response.ts";
+import { backlogPages, livePages } from "../thread-frames.ts";
 
 const ListQuerySchema = z.object({
   agentId: z.string().min(1).optional(),
@@ -38,7 +41,7 @@ function wantsSse(req: Request): boolean {
   return (req.get("accept") ?? "").includes("text/event-stream");
 }
 
-export function threadRoutes({ store, engine }: { store: EventStore; engine: Engine }): Router {
+export function threadRoutes({ store, engine, metrics }: { store: EventStore; engine: Engine; metrics?: Metrics }): Router {
   const router = Router();
 
   router.get("/api/threads", async (req, res) => {
@@ -56,9 +59,18 @@ export function threadRoutes({ store, engine }: { store: EventStore; engine: Eng
   });
 
   router.get("/api/threads/:threadId", async (req, res) => {
+    // A client that leaves stops the reads (listened for before the first await).
+    const gone = new AbortController();
+    res.once("close", () => gone.abort());
     const thread = await store.getThread(req.params.threadId);
     if (!thread) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${req.params.threadId}". It is created by its first run.`);
-    const snap = reconstruct(await store.read(thread.threadId), { status: thread.status });
+    // Folded page by page: one page in memory, and the event loop runs between pages.
+    const fold = new Reconstructor();
+    for await (const page of backlogPages(store, thread.threadId, 0, gone.signal, metrics)) {
+      for (const e of page) fold.push(e);
+    }
+    if (gone.signal.aborted) return;
+    const snap = fold.snapshot({ status: thread.status });
     res.json({ ...threadJson(thread), messages: snap.messages, state: snap.state, toolCalls: snap.toolCalls, usage: snap.usage });
   });
 
@@ -74,22 +86,20 @@ export function threadRoutes({ store, engine }: { store: EventStore; engine: Eng
       return res.json({ events, next: events.length === q.data.limit && last ? last.seq : null });
     }
     // SSE: the raw log, live, for the inspector. Each frame's id is its seq (Last-Event-ID resumes).
+    // The same stream owner as the AG-UI streams: back-pressure (no page is read while the socket
+    // is full), keep-alive, and the close noticed at any moment.
     const after = Number(req.get("last-event-id") ?? q.data.after) || 0;
-    const closed = new AbortController();
-    res.on("close", () => closed.abort());
-    res.status(200);
-    res.setHeader("Content-Type", "text/event-stream");
-    res.setHeader("Cache-Control", "no-cache, no-transform");
-    res.setHeader("X-Accel-Buffering", "no");
-    res.flushHeaders();
-    const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
+    const sse = new SseResponse(req, res, { metrics, mode: "sse" });
+    sse.open();
     try {
-      for await (const batch of store.follow(threadId, after, closed.signal)) {
-        for (const e of batch) res.write(`id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`);
+      for await (const page of livePages(store, threadId, after, sse.signal, metrics)) {
+        for (const e of page) {
+          await sse.writeText(`id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`);
+          if (sse.signal.aborted) return;
+        }
       }
     } finally {
-      clearInterval(keepAlive);
-      if (!res.writableEnded) res.end();
+      sse.end();
     }
   });
 

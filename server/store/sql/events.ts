@@ -170,6 +170,27 @@ export async function readEvents(
 }
 
 /**
+ * How many events of a thread have seq > after, and the last seq among them (`after` when none):
+ * a bounded answer to "was anything after this cursor compacted away?" (the log is gapless until
+ * retention deletes, so the range is intact exactly when count = last - after). One index range
+ * scan on (thread_id, seq); no row leaves the database.
+ */
+export async function countEventsAfter(
+  db: Queryable,
+  s: string,
+  threadId: string,
+  after: number,
+): Promise<{ count: number; lastSeq: number }> {
+  const { rows } = await db.query<{ n: unknown; last: unknown }>(
+    `select count(*)::bigint as n, coalesce(max(seq), $2::bigint) as last
+     from ${s}.workflow_events
+     where thread_id = $1::text and seq > $2::bigint`,
+    [threadId, after],
+  );
+  return { count: toNum(rows[0]!.n), lastSeq: toNum(rows[0]!.last) };
+}
+
+/**
  * Retention: deletes the stream-level events (deltas and the like) of runs that are waiting or
  * ended, and whose row was last updated before the cut-off. Returns how many were deleted.
  */
