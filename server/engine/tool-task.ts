@@ -107,6 +107,9 @@ export async function runToolTask(ctx: RunContext, call: ToolCall): Promise<Tool
     data: { runId, taskId, kind: "tool", name: `tool-${call.function.name}-${call.id}`, toolCallId: call.id },
   });
   await writer.flush();
+  // A cancel that landed while task.created was committing: the tool must not start, since a
+  // tool that subscribes to the signal after it fired would never hear it.
+  if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
 
   if (!tool) {
     return recordResult(ctx, call, taskId, {
