@@ -72,7 +72,15 @@ export class Engine {
     const beat = Math.max(50, Math.floor(this.leaseTtlMs / 3));
     this.#heartbeatTimer = setInterval(() => void this.#executor.heartbeat(this.leaseTtlMs), beat);
     this.#heartbeatTimer.unref();
-    this.#sweepTimer = setInterval(() => void this.sweep(), Math.max(100, Math.floor(this.leaseTtlMs / 2)));
+    // A lease that expired is claimed within one sweep interval, so recovery takes at most
+    // TTL + sweepIntervalMs(TTL). Rejected: TTL/2, which let it take half a TTL more than the
+    // README says. One sweep at a time: during an outage one may retry for DB_RETRY_MAX_MS.
+    let sweeping = false;
+    this.#sweepTimer = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      void this.sweep().finally(() => (sweeping = false));
+    }, sweepIntervalMs(this.leaseTtlMs));
     this.#sweepTimer.unref();
     await this.sweep();
   }
@@ -307,6 +315,11 @@ export class Engine {
       log.error({ err }, "recovery failed; the lease will expire and another sweep will retry");
     }
   }
+}
+
+/** How often expired leases are looked for: a quarter of the TTL, at most a second. */
+export function sweepIntervalMs(leaseTtlMs: number): number {
+  return Math.max(50, Math.min(1_000, Math.floor(leaseTtlMs / 4)));
 }
 
 function lastAccepted(events: StoredEvent[], runId: string | null) {
