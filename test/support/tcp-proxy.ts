@@ -28,6 +28,11 @@ export interface TcpProxy {
   setMode(mode: ProxyMode): Promise<void>;
   /** delay applied to every forwarded chunk in pass mode (0: none) */
   setDelay(ms: number): void;
+  /**
+   * Turns to blackhole the moment a chunk from a client matches (that chunk is dropped too):
+   * a fault at an exact point of the protocol, say the COMMIT of a transaction. Resolves then.
+   */
+  blackholeOn(match: (chunk: Buffer) => boolean): Promise<void>;
   /** RST on both sides of every open connection */
   reset(): void;
   /** connections accepted so far */
@@ -44,8 +49,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let accepted = 0;
   let port = 0;
 
-  const forward = (from: net.Socket, to: net.Socket) => {
+  let trigger: { match: (chunk: Buffer) => boolean; fired: () => void } | undefined;
+
+  const forward = (from: net.Socket, to: net.Socket, fromClient: boolean) => {
     from.on("data", (chunk: Buffer) => {
+      if (fromClient && trigger?.match(chunk)) {
+        mode = "blackhole";
+        trigger.fired();
+        trigger = undefined;
+      }
       if (mode === "blackhole") return; // dropped
       if (delayMs === 0) {
         to.write(chunk);
@@ -76,8 +88,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     };
     client.on("close", forget);
     upstream.on("close", forget);
-    forward(client, upstream);
-    forward(upstream, client);
+    forward(client, upstream, true);
+    forward(upstream, client, false);
   };
 
   // One net.Server per listening period: a closed server finishes closing only when its
@@ -135,6 +147,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       mode = next;
       if (next === "refuse" && wasListening) stopListening();
       if (next !== "refuse" && !wasListening) await listen();
+    },
+    blackholeOn(match) {
+      return new Promise<void>((fired) => {
+        trigger = { match, fired };
+      });
     },
     setDelay(ms) {
       delayMs = ms;
