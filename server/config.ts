@@ -4,6 +4,8 @@
  * and answers with the built-in demo model, offline.
  */
 import { z } from "zod";
+import { DEFAULT_DB_TIMEOUTS, type DbTimeouts } from "./store/postgres.ts";
+import { DEFAULT_RETRY_MAX_MS } from "./store/retry.ts";
 
 const optionalString = z
   .string()
@@ -32,6 +34,14 @@ export const ConfigSchema = z.object({
   LEASE_TTL_MS: intWithDefault(15_000),
   /** Stream-level events of finished runs are compacted after this long. */
   RETENTION_HOURS: intWithDefault(24),
+  /** Postgres bounds (README "Database faults"); PGlite, in this process, needs none. */
+  DB_CONNECT_TIMEOUT_MS: intWithDefault(DEFAULT_DB_TIMEOUTS.connectMs),
+  DB_STATEMENT_TIMEOUT_MS: intWithDefault(DEFAULT_DB_TIMEOUTS.statementMs),
+  DB_LOCK_TIMEOUT_MS: intWithDefault(DEFAULT_DB_TIMEOUTS.lockMs),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: intWithDefault(DEFAULT_DB_TIMEOUTS.idleInTransactionMs),
+  DB_TCP_TIMEOUT_MS: intWithDefault(DEFAULT_DB_TIMEOUTS.tcpMs),
+  /** How long transient database errors are retried before the operation fails. */
+  DB_RETRY_MAX_MS: intWithDefault(DEFAULT_RETRY_MAX_MS),
   LLM_CONNECT_TIMEOUT_MS: intWithDefault(30_000),
   LLM_READ_TIMEOUT_MS: intWithDefault(60_000),
 });
@@ -49,6 +59,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration (${reasons}). Fix or unset these variables and start again.`);
   }
   return parsed.data;
+}
+
+export function dbTimeouts(config: Config): Partial<DbTimeouts> {
+  return {
+    connectMs: config.DB_CONNECT_TIMEOUT_MS,
+    statementMs: config.DB_STATEMENT_TIMEOUT_MS,
+    lockMs: config.DB_LOCK_TIMEOUT_MS,
+    idleInTransactionMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    tcpMs: config.DB_TCP_TIMEOUT_MS,
+  };
 }
 
 /** The demo model answers when neither a key nor a base URL points at a real provider. */

@@ -7,7 +7,7 @@ import type { Express } from "express";
 import type { Logger } from "pino";
 import { AgentRegistry, type AgentDefinition } from "./agents/define.ts";
 import { defaultAgent } from "./agents/default-agent.ts";
-import { loadConfig, usesDemoModel, type Config } from "./config.ts";
+import { dbTimeouts, loadConfig, usesDemoModel, type Config } from "./config.ts";
 import { startDemoUpstream } from "./demo/upstream.ts";
 import type { ChatModelFactory } from "./engine/chat-model.ts";
 import { copilotkitRouter } from "./copilotkit/router.ts";
@@ -55,6 +55,8 @@ export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Th
       databaseUrl: config.DATABASE_URL,
       dataDir: config.DATA_DIR,
       schema: config.DATABASE_SCHEMA,
+      timeouts: dbTimeouts(config),
+      retry: { maxElapsedMs: config.DB_RETRY_MAX_MS },
       writer: { onFlush: (f) => f.ok && metrics.appendBatch.observe(f.events) },
       onError: (err) => logger.warn({ err }, "event store background error; it reconnects and goes on"),
     });

@@ -15,7 +15,15 @@ export function startEngineTimers(opts: {
   const beat = Math.max(50, Math.floor(opts.leaseTtlMs / 3));
   const heartbeat = setInterval(() => void opts.heartbeat(), beat);
   heartbeat.unref();
-  const sweep = setInterval(() => void opts.sweep(), Math.max(100, Math.floor(opts.leaseTtlMs / 2)));
+  // A lease that expired is claimed within one sweep interval, so recovery takes at most
+  // TTL + sweepIntervalMs(TTL). Rejected: TTL/2, which let it take half a TTL more than the
+  // README says. One sweep at a time: during an outage one may retry for DB_RETRY_MAX_MS.
+  let sweeping = false;
+  const sweep = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    void opts.sweep().finally(() => (sweeping = false));
+  }, sweepIntervalMs(opts.leaseTtlMs));
   sweep.unref();
   return {
     stop() {
@@ -23,4 +31,9 @@ export function startEngineTimers(opts: {
       clearInterval(sweep);
     },
   };
+}
+
+/** How often expired leases are looked for: a quarter of the TTL, at most a second. */
+export function sweepIntervalMs(leaseTtlMs: number): number {
+  return Math.max(50, Math.min(1_000, Math.floor(leaseTtlMs / 4)));
 }

@@ -21,6 +21,7 @@ import { sweep } from "./recovery.ts";
 import { RunExecutor } from "./run-executor.ts";
 
 export type { StartedRun, StartRunOptions } from "./admission.ts";
+export { sweepIntervalMs } from "./engine-timers.ts";
 
 export interface EngineOptions {
   store: EventStore;

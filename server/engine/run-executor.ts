@@ -40,6 +40,7 @@ const ids: IdSource = {
 
 export class RunExecutor {
   readonly #runs = new Map<string, LocalRun>();
+  #beating = false;
 
   constructor(
     private readonly deps: {
@@ -109,10 +110,17 @@ export class RunExecutor {
     await this.deps.onSettled(p.threadId);
   }
 
+  /**
+   * One beat at a time: a beat stuck on a silent socket (up to the client query timeout) must
+   * not pile up others behind it. Beats it skips are missed beats; the run's leaseUntil, which
+   * only a successful beat extends, stops its writes if the lease may have run out meanwhile.
+   */
   async heartbeat(ttlMs: number): Promise<void> {
+    if (this.#beating) return;
     const threads = [...this.#runs.keys()];
     if (threads.length === 0) return;
     const sentAt = performance.now();
+    this.#beating = true;
     try {
       const held = new Set(await this.deps.store.heartbeat(this.deps.owner, threads, ttlMs));
       for (const t of threads) {
@@ -121,8 +129,11 @@ export class RunExecutor {
         else if (run) run.leaseUntil = Math.max(run.leaseUntil, sentAt + ttlMs);
       }
     } catch (err) {
-      // A missed beat is not a lost lease yet: the TTL spans three beats.
+      // A missed beat is not a lost lease yet: the TTL spans three beats. (A beat that waited
+      // too long for its row, lock_timeout, is one of these.)
       this.deps.logger.warn({ err }, "lease heartbeat failed");
+    } finally {
+      this.#beating = false;
     }
   }
 

@@ -3,7 +3,7 @@
  * given, else the embedded PGlite), plus the types and errors callers branch on.
  */
 import { createPgliteStore } from "./pglite.ts";
-import { createPostgresStore } from "./postgres.ts";
+import { createPostgresStore, type DbTimeouts } from "./postgres.ts";
 import type { CommonStoreOptions } from "./store.ts";
 import type { EventStore } from "./types.ts";
 
@@ -12,16 +12,18 @@ export interface StoreConfig extends CommonStoreOptions {
   databaseUrl?: string;
   /** PGlite data directory (DATA_DIR); in memory when absent too */
   dataDir?: string;
+  /** Postgres only: bounds on every connection */
+  timeouts?: Partial<DbTimeouts>;
 }
 
 export function createStore(config: StoreConfig = {}): EventStore {
-  const { databaseUrl, dataDir, ...common } = config;
-  if (databaseUrl) return createPostgresStore({ ...common, connectionString: databaseUrl });
+  const { databaseUrl, dataDir, timeouts, ...common } = config;
+  if (databaseUrl) return createPostgresStore({ ...common, timeouts, connectionString: databaseUrl });
   return createPgliteStore({ ...common, dataDir });
 }
 
 export { createPgliteStore, type PgliteStoreOptions } from "./pglite.ts";
-export { createPostgresStore, type PostgresStoreOptions } from "./postgres.ts";
+export { createPostgresStore, DEFAULT_DB_TIMEOUTS, type DbTimeouts, type PostgresStoreOptions } from "./postgres.ts";
 export type { CommonStoreOptions } from "./store.ts";
 export type { WriterOptions } from "./writer.ts";
 export type { RetryOptions } from "./retry.ts";

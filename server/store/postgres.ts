@@ -1,16 +1,55 @@
 /**
- * The Postgres backend: a pg.Pool for reads, leases and the API; the writer's own pipelined
- * connection for flushes; and one dedicated connection that LISTENs for the doorbell of other
- * instances.
+ * The Postgres backend: a pg.Pool for reads, the API and migrations; the writer's own pipelined
+ * connection for flushes; a small pool for the lease statements (so that a writer stuck on a
+ * silent socket cannot starve the heartbeat); and one dedicated connection that LISTENs for the
+ * doorbell of other instances.
+ *
+ * Every connection carries bounds (DbTimeouts): a silent socket (a failover, a dead NAT: packets
+ * dropped, no reset) must end in an error within a known time, on both sides, or a transaction
+ * left idle would hold its thread's row lock, and with it the thread, forever.
  */
 import pg from "pg";
 import type { Db, QueryResult, Row, Statement, Tx } from "./db.ts";
 import { CommitOutcomeUnknownError, coerceError } from "./errors.ts";
 import { createPgListener } from "./listener.ts";
-import { sqlStateOf } from "./retry.ts";
+import { isQueryTimeout, sqlStateOf } from "./retry.ts";
 import { schemaNames } from "./schema.ts";
 import { createEventStore, type CommonStoreOptions } from "./store.ts";
 import type { EventStore } from "./types.ts";
+
+/** How long each thing may take before it is an error. Every field in milliseconds. */
+export interface DbTimeouts {
+  /** opening a connection, and waiting for a free one in the pool (pg connectionTimeoutMillis) */
+  connectMs: number;
+  /**
+   * server-side statement_timeout. The client gives up (pg query_timeout) a second later: a
+   * silent socket never delivers the server's own timeout error.
+   */
+  statementMs: number;
+  /** server-side lock_timeout of the main pool: a statement waiting on a row lock */
+  lockMs: number;
+  /** server-side idle_in_transaction_session_timeout: a transaction whose client went silent */
+  idleInTransactionMs: number;
+  /**
+   * TCP: idle time before keepalive probes (client and server), and the server's
+   * tcp_user_timeout (unacknowledged data to a silent client).
+   */
+  tcpMs: number;
+  /** lock_timeout of the lease pool: a heartbeat that cannot get its row is a missed beat */
+  leaseLockMs: number;
+}
+
+export const DEFAULT_DB_TIMEOUTS: Readonly<DbTimeouts> = {
+  connectMs: 5_000,
+  statementMs: 15_000,
+  lockMs: 5_000,
+  idleInTransactionMs: 5_000,
+  tcpMs: 10_000,
+  leaseLockMs: 1_000,
+};
+
+/** The client waits this much longer than statement_timeout, so the server's error wins when it can come. */
+export const QUERY_TIMEOUT_MARGIN_MS = 1_000;
 
 export interface PostgresStoreOptions extends CommonStoreOptions {
   connectionString: string;
@@ -18,45 +57,81 @@ export interface PostgresStoreOptions extends CommonStoreOptions {
   maxConnections?: number;
   /** shown in pg_stat_activity (default "threadline") */
   applicationName?: string;
+  /** bounds on every connection; missing fields take DEFAULT_DB_TIMEOUTS */
+  timeouts?: Partial<DbTimeouts>;
+}
+
+/**
+ * The connection settings of one kind of connection. The server-side settings travel in the
+ * startup packet (`options=-c name=value`), so every pooled connection has them from its first
+ * statement. Rejected: a `SET` on pool "connect", which a statement could overtake and which
+ * costs a round trip per connection.
+ */
+export function connectionConfig(
+  connectionString: string,
+  applicationName: string,
+  t: DbTimeouts,
+  lockMs: number,
+): pg.ClientConfig {
+  const settings: Record<string, number> = {
+    statement_timeout: t.statementMs,
+    lock_timeout: lockMs,
+    idle_in_transaction_session_timeout: t.idleInTransactionMs,
+    tcp_keepalives_idle: Math.max(1, Math.ceil(t.tcpMs / 1000)),
+    tcp_keepalives_interval: Math.max(1, Math.ceil(t.tcpMs / 5000)),
+    tcp_keepalives_count: 5,
+    tcp_user_timeout: t.tcpMs,
+  };
+  return {
+    connectionString,
+    application_name: applicationName,
+    connectionTimeoutMillis: t.connectMs,
+    query_timeout: t.statementMs + QUERY_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: t.tcpMs,
+    options: Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`).join(" "),
+  };
 }
 
 export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   const schema = schemaNames(opts.schema);
   const onError = opts.onError ?? (() => {});
   const appName = opts.applicationName ?? "threadline";
+  const timeouts: DbTimeouts = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
   const pool = new pg.Pool({
-    connectionString: opts.connectionString,
+    ...connectionConfig(opts.connectionString, appName, timeouts, timeouts.lockMs),
     max: opts.maxConnections ?? 10,
-    application_name: appName,
-    keepAlive: true,
   });
-  // An idle client whose connection dies emits here; without a listener it would crash the process.
-  pool.on("error", (err) => onError(err));
+  // Heartbeat, acquire, release, claim: one statement each, on connections of their own, with a
+  // short lock timeout. Rejected: sharing the main pool, where a writer stuck on a silent socket
+  // (and the flushes queued behind it) could hold every connection the heartbeat needs.
+  const leasePool = new pg.Pool({
+    ...connectionConfig(opts.connectionString, `${appName}:lease`, timeouts, timeouts.leaseLockMs),
+    max: 2,
+  });
   // The writer's own connection, pipelined: a flush is BEGIN, its statements and COMMIT sent at
   // once and answered in one round trip, and never waits for a pool slot behind readers.
   const writerPool = new pg.Pool({
-    connectionString: opts.connectionString,
+    ...connectionConfig(opts.connectionString, `${appName}:writer`, timeouts, timeouts.lockMs),
     max: 1,
-    application_name: `${appName}:writer`,
-    keepAlive: true,
     pipeline: true,
   } as pg.PoolConfig);
+  // An idle client whose connection dies emits here; without a listener it would crash the process.
+  pool.on("error", (err) => onError(err));
+  leasePool.on("error", (err) => onError(err));
   writerPool.on("error", (err) => onError(err));
   const db = poolDb(pool, writerPool);
 
   return createEventStore({
     kind: "postgres",
     db: opts.instrument ? opts.instrument(db) : db,
+    leaseDb: poolDb(leasePool),
     schema,
     writer: opts.writer,
     retry: opts.retry,
     listener: (handlers) =>
       createPgListener({
-        client: {
-          connectionString: opts.connectionString,
-          application_name: `${appName}:listen:${schema.name}`,
-          keepAlive: true,
-        },
+        client: connectionConfig(opts.connectionString, `${appName}:listen:${schema.name}`, timeouts, timeouts.lockMs),
         channel: schema.channel,
         onPayload: handlers.onPayload,
         onReconnect: handlers.onReconnect,
@@ -65,11 +140,17 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   });
 }
 
-function clientQueryable(client: pg.Pool | pg.PoolClient) {
+/** `onError` sees every failed statement before its caller does. */
+function clientQueryable(client: pg.Pool | pg.PoolClient, onError?: (err: unknown) => void) {
   return {
     async query<R = Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-      const result = await client.query(text, params as unknown[] | undefined);
-      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+      try {
+        const result = await client.query(text, params as unknown[] | undefined);
+        return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+      } catch (err) {
+        onError?.(err);
+        throw err;
+      }
     },
   };
 }
@@ -103,8 +184,15 @@ async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[]): 
       return settled.slice(1, -1).map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value.rows as Row[]);
     }
     const err = (settled[first] as PromiseRejectedResult).reason as unknown;
+    // The socket refused our bytes (it was reset before them): the COMMIT, written after them on
+    // the same stream, never reached the server, so nothing committed and a retry is safe.
+    if ((err as { syscall?: unknown }).syscall === "write") {
+      broken = coerceError(err);
+      throw err;
+    }
     const code = sqlStateOf(err);
-    const sessionLost = code === undefined || code.startsWith("08") || code.startsWith("57P");
+    // pg's client-side query timeout has no SQLSTATE: the socket is silent, the outcome unknown.
+    const sessionLost = code === undefined || code.startsWith("08") || code.startsWith("57P") || isQueryTimeout(err);
     if (sessionLost) broken = coerceError(err);
     if (code !== undefined && (first < settled.length - 1 || !sessionLost)) throw err;
     throw new CommitOutcomeUnknownError(err);
@@ -128,18 +216,25 @@ export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool): Db {
       const onError = (err: Error) => {
         broken = err;
       };
+      // pg's query_timeout answers the caller but leaves the statement in flight on the socket:
+      // that client must be destroyed (release with an error ends it, destroying the socket of
+      // a client with an active query), not asked for a ROLLBACK that would queue behind it.
+      const { query } = clientQueryable(client, (err) => {
+        if (isQueryTimeout(err)) broken = coerceError(err);
+      });
+      const run = (text: string) => query(text);
       client.on("error", onError);
       const tx: Tx = {
-        ...clientQueryable(client),
+        query,
         async exec(script) {
-          await client.query(script);
+          await run(script);
         },
       };
       try {
-        await client.query("begin");
+        await run("begin");
         const result = await fn(tx);
         try {
-          await client.query("commit");
+          await run("commit");
         } catch (err) {
           // The server refused the commit (serialization failure, deferred constraint): the
           // transaction is rolled back and the error is what it says. No answer, or the session

@@ -1,8 +1,18 @@
 /**
- * Transient infrastructure errors, retried with exponential backoff and jitter. Everything else
- * (constraint violations, bad data, unknown commit outcome) fails at once.
+ * Transient infrastructure errors, retried with exponential backoff and jitter for a bounded
+ * total time: an outage shorter than that bound pauses the caller, a longer one fails it.
+ * Everything else (constraint violations, bad data, unknown commit outcome) fails at once.
  */
 import { CommitOutcomeUnknownError, StoreClosedError } from "./errors.ts";
+
+/** The message of pg's client-side query timeout (`query_timeout`), which has no code. */
+export const QUERY_TIMEOUT_MESSAGE = /Query read timeout/;
+
+/** Whether pg gave up waiting for the answer to a statement (the connection must not be reused). */
+export function isQueryTimeout(err: unknown): boolean {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === "string" && QUERY_TIMEOUT_MESSAGE.test(message);
+}
 
 /** SQLSTATEs after which running the whole transaction again is safe and may succeed. */
 const RETRYABLE_SQLSTATES: ReadonlyMap<string, string> = new Map([
@@ -30,7 +40,16 @@ const RETRYABLE_ERRNOS: ReadonlySet<string> = new Set([
 ]);
 
 /** node-postgres reports a dropped connection with a message and no code. */
-const CONNECTION_MESSAGES = [/Connection terminated/i, /connection timeout/i, /Client has encountered a connection error/i];
+const CONNECTION_MESSAGES = [
+  /Connection terminated/i,
+  /connection timeout/i,
+  /Client has encountered a connection error/i,
+  // pg's connectionTimeoutMillis: no connection could be opened (or taken from the pool) in time
+  /timeout exceeded when trying to connect/i,
+  // pg's query_timeout: the socket went silent. The statement did not commit (a COMMIT that
+  // timed out is a CommitOutcomeUnknownError, never retried), so running it again is safe.
+  QUERY_TIMEOUT_MESSAGE,
+];
 
 /** The SQLSTATE of a database error, if the server sent one. */
 export function sqlStateOf(err: unknown): string | undefined {
@@ -49,9 +68,18 @@ export function isTransientError(err: unknown): boolean {
   return false;
 }
 
+/** Default of RetryOptions.maxElapsedMs (DB_RETRY_MAX_MS). */
+export const DEFAULT_RETRY_MAX_MS = 10_000;
+
 export interface RetryOptions {
-  /** attempts in all, the first included (default 6) */
+  /** attempts in all, the first included (default: as many as fit in maxElapsedMs) */
   attempts?: number;
+  /**
+   * No retry starts after this long since the first attempt (default 10 s): the longest
+   * database outage that pauses a caller instead of failing it. One attempt may still take up
+   * to the client query timeout past it.
+   */
+  maxElapsedMs?: number;
   /** delay before the first retry, doubled each time (default 10 ms) */
   baseDelayMs?: number;
   /** cap on one delay (default 1000 ms) */
@@ -59,7 +87,8 @@ export interface RetryOptions {
 }
 
 export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
-  const attempts = opts.attempts ?? 6;
+  const attempts = opts.attempts ?? Number.POSITIVE_INFINITY;
+  const deadline = performance.now() + (opts.maxElapsedMs ?? DEFAULT_RETRY_MAX_MS);
   const base = opts.baseDelayMs ?? 10;
   const max = opts.maxDelayMs ?? 1000;
   for (let attempt = 1; ; attempt++) {
@@ -68,9 +97,12 @@ export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions = {}
     } catch (err) {
       if (attempt >= attempts || !isTransientError(err)) throw err;
       // "Full jitter": a random delay up to the exponential bound, so that writers that failed
-      // together (a deadlock, a failover) do not retry together.
-      const bound = Math.min(max, base * 2 ** (attempt - 1));
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
+      // together (a deadlock, a failover) do not retry together. The sleep never passes the
+      // deadline; once there, the error stands.
+      const left = deadline - performance.now();
+      if (left <= 0) throw err;
+      const bound = Math.min(max, base * 2 ** Math.min(attempt - 1, 30));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.random() * bound)));
     }
   }
 }

@@ -43,6 +43,8 @@ export interface DoorbellHandlers {
 export interface StoreParts {
   kind: EventStore["kind"];
   db: Db;
+  /** where the lease statements run (default: db); Postgres gives them a pool of their own */
+  leaseDb?: Db;
   schema: SchemaNames;
   listener: (handlers: DoorbellHandlers) => DoorbellListener;
   writer?: WriterOptions;
@@ -55,6 +57,7 @@ const FOREIGN_KEY_VIOLATION = "23503";
 
 export function createEventStore(parts: StoreParts): EventStore {
   const { db, schema } = parts;
+  const leaseDb = parts.leaseDb ?? db;
   const s = schema.ident;
   const instanceId = randomUUID();
   const feed = new LiveFeed();
@@ -163,11 +166,13 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     nextQueuedRun: (threadId) => retry(() => selectNextQueuedRun(db, s, threadId)),
 
-    acquireLease: (threadId, owner, ttlMs) => retry(() => acquireLease(db, s, threadId, owner, ttlMs)),
+    acquireLease: (threadId, owner, ttlMs) => retry(() => acquireLease(leaseDb, s, threadId, owner, ttlMs)),
+    // Not retried: a beat that fails is a missed beat (the TTL spans three); retrying it for
+    // the whole retry bound would only delay the next one.
     heartbeat: (owner, threadIds, ttlMs) =>
-      threadIds.length === 0 ? Promise.resolve([]) : retry(() => heartbeatLeases(db, s, owner, threadIds, ttlMs)),
-    releaseLease: (threadId, owner) => retry(() => releaseLease(db, s, threadId, owner)),
-    claimExpired: (owner, ttlMs, limit) => retry(() => claimExpiredLeases(db, s, owner, ttlMs, limit)),
+      threadIds.length === 0 ? Promise.resolve([]) : heartbeatLeases(leaseDb, s, owner, threadIds, ttlMs),
+    releaseLease: (threadId, owner) => retry(() => releaseLease(leaseDb, s, threadId, owner)),
+    claimExpired: (owner, ttlMs, limit) => retry(() => claimExpiredLeases(leaseDb, s, owner, ttlMs, limit)),
 
     compact: (olderThanMs) => retry(() => deleteStreamEvents(db, s, olderThanMs, STREAM_EVENT_TYPES)),
 
@@ -181,6 +186,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       foreignFeed.wakeAll();
       await listener.close();
       await db.close();
+      if (leaseDb !== db) await leaseDb.close();
     },
   };
 }

@@ -32,4 +32,17 @@ describe("retry", () => {
     await expect(withRetry(down, { attempts: 4, baseDelayMs: 1 })).rejects.toMatchObject({ code: "57P03" });
     expect(calls).toBe(4);
   });
+
+  it("retries for a bounded time, then lets the error stand", async () => {
+    let calls = 0;
+    const down = () => (++calls, Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" })));
+    await expect(withRetry(down, { maxElapsedMs: 50, baseDelayMs: 1, maxDelayMs: 5 })).rejects.toMatchObject({ code: "ECONNREFUSED" });
+    expect(calls).toBeGreaterThan(1);
+
+    // An outage shorter than the bound pauses the caller instead of failing it.
+    calls = 0;
+    const outage = () => (++calls <= 20 ? Promise.reject(new Error("Query read timeout")) : Promise.resolve("ok"));
+    await expect(withRetry(outage, { maxElapsedMs: 10_000, baseDelayMs: 1, maxDelayMs: 2 })).resolves.toBe("ok");
+    expect(calls).toBe(21);
+  });
 });

@@ -11,15 +11,18 @@ export interface StatementCounts {
   roundTrips: number;
   /** reads of the event log (select ... from workflow_events) */
   logReads: number;
+  /** lease heartbeats and recovery sweeps: they come with time, not with tokens */
+  timed: number;
   transactions: number;
 }
 
 export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): void } {
-  const counts: StatementCounts = { total: 0, roundTrips: 0, logReads: 0, transactions: 0 };
+  const counts: StatementCounts = { total: 0, roundTrips: 0, logReads: 0, timed: 0, transactions: 0 };
   const note = (text: string, roundTrip = true) => {
     counts.total++;
     if (roundTrip) counts.roundTrips++;
     if (/^\s*select[\s\S]*from\s+\S+\.workflow_events/i.test(text)) counts.logReads++;
+    if (/^\s*update\s+\S+\.threads\s+set\s+lease_expires_at|for update skip locked/i.test(text)) counts.timed++;
   };
   const wrap = <Q extends Queryable>(q: Q): Q["query"] =>
     ((text: string, params?: readonly unknown[]) => {
@@ -32,6 +35,7 @@ export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): 
       counts.total = 0;
       counts.roundTrips = 0;
       counts.logReads = 0;
+      counts.timed = 0;
       counts.transactions = 0;
     },
     db: {

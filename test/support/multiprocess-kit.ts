@@ -15,13 +15,14 @@ import { createPostgresStore } from "../../server/store/postgres.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "./scripted-upstream.ts";
 import { spawnServer, type ServerProcess, type ToolLogLine } from "./server-process.ts";
+import { sweepIntervalMs } from "../../server/engine/engine.ts";
 import { postSse, type SseFrame, type SseStream } from "./sse-client.ts";
 
 export const DATABASE_URL = process.env.DATABASE_URL;
 
-/** Short on purpose: recovery after a crash is bounded by TTL + sweep interval (TTL / 2). */
+/** Short on purpose: recovery after a crash is bounded by TTL + sweep interval. */
 export const LEASE_TTL_MS = 1500;
-export const SWEEP_INTERVAL_MS = Math.max(100, Math.floor(LEASE_TTL_MS / 2));
+export const SWEEP_INTERVAL_MS = sweepIntervalMs(LEASE_TTL_MS);
 export const HEARTBEAT_MS = Math.max(50, Math.floor(LEASE_TTL_MS / 3));
 
 /** Prints, once per file, why the suite did not run. */
