@@ -29,6 +29,11 @@ export interface EngineOptions {
 
 export interface StartRunOptions {
   doubleTexting?: DoubleTextingPolicy;
+  /**
+   * The caller's tenant: a new thread becomes theirs, and a thread of another tenant is refused
+   * (ThreadNotOwnedError, nothing written). Default: the default tenant.
+   */
+  tenantId?: string;
 }
 
 export interface StartedRun {
@@ -84,7 +89,7 @@ export class Engine {
    */
   async startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {
     const { threadId } = input;
-    const { thread, created } = await this.#store.ensureThread(threadId, agent.id);
+    const { thread, created } = await this.#store.ensureThread(threadId, agent.id, opts.tenantId);
     if (thread.agentId !== agent.id) throw new ThreadAgentMismatchError(threadId, thread.agentId, agent.id);
     // A thread row with no events yet was only just created (or its first run never began).
     if (isActive(thread.status) && thread.lastSeq > 0) return this.#busy(thread, agent, input, opts);

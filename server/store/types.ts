@@ -8,6 +8,8 @@ import type { ThreadStatus } from "../../protocol/status.ts";
 export interface ThreadRow {
   threadId: string;
   agentId: string;
+  /** the tenant whose API key created the thread (server/tenant.ts) */
+  tenantId: string;
   status: ThreadStatus;
   lastSeq: number;
   activeRunId: string | null;
@@ -31,6 +33,8 @@ export interface RunRow {
 }
 
 export interface ListThreadsFilter {
+  /** Only this tenant's threads (filtered in SQL). Omitted: every tenant's, unindexed. */
+  tenantId?: string;
   agentId?: string;
   status?: ThreadStatus;
   limit?: number;
@@ -74,8 +78,12 @@ export interface EventStore {
   /** Runs the numbered migrations; safe when several processes call it at once. */
   migrate(): Promise<void>;
 
-  /** Creates the thread row if absent. Returns the row and whether this call created it. */
-  ensureThread(threadId: string, agentId: string): Promise<{ thread: ThreadRow; created: boolean }>;
+  /**
+   * Creates the thread row for `tenantId` (default: the default tenant) if absent. Returns the
+   * row and whether this call created it; rejects with ThreadNotOwnedError, writing nothing,
+   * when the thread exists under another tenant.
+   */
+  ensureThread(threadId: string, agentId: string, tenantId?: string): Promise<{ thread: ThreadRow; created: boolean }>;
 
   /**
    * Appends events to one thread through the group-commit writer: resolves once they are
@@ -95,9 +103,14 @@ export interface EventStore {
    */
   follow(threadId: string, after: number, signal: AbortSignal, opts?: FollowOptions): AsyncIterable<StoredEvent[]>;
 
-  getThread(threadId: string): Promise<ThreadRow | null>;
+  /**
+   * With `tenantId`, only that tenant's thread: another tenant's answers null, as an unknown
+   * one does. Without, any tenant's (the engine's own access, after a route checked the tenant).
+   */
+  getThread(threadId: string, tenantId?: string): Promise<ThreadRow | null>;
   listThreads(filter?: ListThreadsFilter): Promise<ThreadPage>;
-  deleteThread(threadId: string): Promise<boolean>;
+  /** True when it deleted the thread; with `tenantId`, only that tenant's thread. */
+  deleteThread(threadId: string, tenantId?: string): Promise<boolean>;
 
   getRun(runId: string): Promise<RunRow | null>;
   /** Records a run waiting behind the thread's active one (double-texting policy "enqueue"). */

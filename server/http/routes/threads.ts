@@ -8,6 +8,7 @@ import { reconstruct } from "../../../protocol/reconstruct.ts";
 import { isActive, isSettled, ThreadStatusSchema } from "../../../protocol/status.ts";
 import type { Engine } from "../../engine/engine.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
+import { callerTenant } from "../auth.ts";
 import { sendError, zodIssues } from "../errors.ts";
 
 const ListQuerySchema = z.object({
@@ -47,6 +48,7 @@ export function threadRoutes({ store, engine }: { store: EventStore; engine: Eng
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
     }
     const page = await store.listThreads({
+      tenantId: callerTenant(res),
       agentId: q.data.agentId,
       status: q.data.status,
       limit: q.data.limit,
@@ -56,7 +58,7 @@ export function threadRoutes({ store, engine }: { store: EventStore; engine: Eng
   });
 
   router.get("/api/threads/:threadId", async (req, res) => {
-    const thread = await store.getThread(req.params.threadId);
+    const thread = await store.getThread(req.params.threadId, callerTenant(res));
     if (!thread) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${req.params.threadId}". It is created by its first run.`);
     const snap = reconstruct(await store.read(thread.threadId), { status: thread.status });
     res.json({ ...threadJson(thread), messages: snap.messages, state: snap.state, toolCalls: snap.toolCalls, usage: snap.usage });
@@ -68,6 +70,10 @@ export function threadRoutes({ store, engine }: { store: EventStore; engine: Eng
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
     }
     const { threadId } = req.params;
+    // Unknown and other tenants' threads alike: 404, never a stream that waits for the id.
+    if (!(await store.getThread(threadId, callerTenant(res)))) {
+      return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}". It is created by its first run.`);
+    }
     if (!wantsSse(req)) {
       const events = await store.read(threadId, { after: q.data.after, limit: q.data.limit });
       const last = events.at(-1);
@@ -95,7 +101,7 @@ export function threadRoutes({ store, engine }: { store: EventStore; engine: Eng
 
   router.post("/api/threads/:threadId/cancel", async (req, res) => {
     const { threadId } = req.params;
-    const before = await store.getThread(threadId);
+    const before = await store.getThread(threadId, callerTenant(res));
     if (!before) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}".`);
     if (!isActive(before.status)) {
       return res.json({ threadId, cancelled: false, status: before.status, message: `Nothing to cancel: the thread is ${before.status}.` });
@@ -112,12 +118,13 @@ export function threadRoutes({ store, engine }: { store: EventStore; engine: Eng
 
   router.delete("/api/threads/:threadId", async (req, res) => {
     const { threadId } = req.params;
-    const thread = await store.getThread(threadId);
+    const tenantId = callerTenant(res);
+    const thread = await store.getThread(threadId, tenantId);
     if (!thread) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}".`);
     if (isActive(thread.status)) {
       return sendError(res, 409, "THREAD_ACTIVE", `Thread ${threadId} is ${thread.status}. Cancel it first (POST /api/threads/${threadId}/cancel), then delete it.`);
     }
-    await store.deleteThread(threadId);
+    await store.deleteThread(threadId, tenantId);
     res.status(204).end();
   });
 
