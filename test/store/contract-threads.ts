@@ -1,6 +1,7 @@
 /** Contract, part 2: threads (list, delete, tenants), runs (queue), leases, compaction. */
 import { describe, expect, it } from "vitest";
 import { InvalidCursorError, LeaseLostError, ThreadNotFoundError, ThreadNotOwnedError } from "../../server/store/errors.ts";
+import { loadMigrations } from "../../server/store/migrate.ts";
 import type { EventStore, ThreadRow } from "../../server/store/types.ts";
 import { DEFAULT_TENANT } from "../../server/tenant.ts";
 import type { ContractContext } from "./contract.ts";
@@ -71,6 +72,29 @@ export function threadsContract(ctx: ContractContext): void {
       // Without a tenant, a new thread is the default tenant's.
       const plain = await newThread();
       expect((await store.getThread(plain))?.tenantId).toBe(DEFAULT_TENANT);
+    });
+
+    it("migration 0003 gives threads from before tenants to the default tenant, and later inserts must name one", async () => {
+      const schema = ctx.freshSchema();
+      const ident = `"${schema}"`;
+      await ctx.backend.sql(`create schema ${ident}`);
+      await ctx.backend.sql(`create table ${ident}.migrations (id int primary key, name text not null, applied_at timestamptz not null default now())`);
+      // The database as the previous release left it: migrations 1 and 2, one thread.
+      for (const m of loadMigrations().filter((m) => m.id < 3)) {
+        for (const statement of m.sql.replaceAll(":THREADLINE_SCHEMA", ident).split(/;\s*$/m)) {
+          if (statement.replace(/--.*$/gm, "").trim()) await ctx.backend.sql(statement);
+        }
+        await ctx.backend.sql(`insert into ${ident}.migrations (id, name) values ($1::int, $2::text)`, [m.id, m.name]);
+      }
+      await ctx.backend.sql(`insert into ${ident}.threads (thread_id, agent_id) values ('old', 'agent')`);
+
+      const store = ctx.open(schema);
+      await store.migrate();
+      await store.ping();
+      expect(await store.getThread("old", DEFAULT_TENANT)).toMatchObject({ threadId: "old", tenantId: DEFAULT_TENANT });
+      expect(await store.getThread("old", "acme")).toBeNull();
+      expect((await store.ensureThread("old", "agent")).created).toBe(false);
+      await expect(ctx.backend.sql(`insert into ${ident}.threads (thread_id, agent_id) values ('new', 'agent')`)).rejects.toThrow(/tenant_id/);
     });
 
     it("get and delete with a tenant see only that tenant's thread", async () => {
