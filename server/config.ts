@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { DEFAULT_DB_TIMEOUTS, type DbTimeouts } from "./store/postgres.ts";
 import { DEFAULT_RETRY_MAX_MS } from "./store/retry.ts";
+import { ApiKeysError, parseApiKeys, type ApiKey } from "./tenant.ts";
 
 const optionalString = z
   .string()
@@ -25,10 +26,19 @@ export const ConfigSchema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,
   OPENAI_MODEL: optionalString.transform((v) => v ?? "gpt-4o-mini"),
-  /** Comma-separated bearer tokens; when set, every /api request needs one. */
-  API_KEYS: optionalString.transform((v) =>
-    v === undefined ? [] : v.split(",").map((k) => k.trim()).filter(Boolean),
-  ),
+  /**
+   * Comma-separated bearer tokens, each optionally `tenant:key`; when set, every /api request
+   * needs one, and the key decides the caller's tenant (server/tenant.ts has the rules).
+   */
+  API_KEYS: optionalString.transform((v, ctx): ApiKey[] => {
+    try {
+      return parseApiKeys(v);
+    } catch (err) {
+      if (!(err instanceof ApiKeysError)) throw err;
+      ctx.addIssue({ code: "custom", message: err.message });
+      return z.NEVER;
+    }
+  }),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long a lease lives without a heartbeat: the bound on recovery after a crash. */
   LEASE_TTL_MS: intWithDefault(15_000),

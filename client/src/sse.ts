@@ -10,15 +10,19 @@ export interface SseHandlers {
   onError?(err: unknown): void;
 }
 
+const NOT_YET_MS = 1_000;
+
 export function followSse(url: string, handlers: SseHandlers): () => void {
   const aborter = new AbortController();
   let lastId: string | undefined;
   let delay = 500;
+  let notFound = false;
 
   const once = async () => {
     const headers: Record<string, string> = { ...authHeaders(), Accept: "text/event-stream" };
     if (lastId) headers["Last-Event-ID"] = lastId;
     const res = await fetch(url, { headers, signal: aborter.signal });
+    notFound = res.status === 404;
     if (!res.ok || !res.body) throw new Error(`${url}: ${res.status}`);
     handlers.onOpen?.();
     delay = 500;
@@ -52,8 +56,10 @@ export function followSse(url: string, handlers: SseHandlers): () => void {
         if (aborter.signal.aborted) return;
         handlers.onError?.(err);
       }
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 10_000);
+      // 404: the thread does not exist yet (a new chat before its first run) or is not ours.
+      // Ask again at a steady pace rather than backing off, so the first run shows at once.
+      await new Promise((r) => setTimeout(r, notFound ? NOT_YET_MS : delay));
+      if (!notFound) delay = Math.min(delay * 2, 10_000);
     }
   };
   void loop();

@@ -11,6 +11,7 @@ import { CopilotRuntime } from "@copilotkit/runtime/v2";
 import { createCopilotExpressHandler } from "@copilotkit/runtime/v2/express";
 import type { RequestHandler } from "express";
 import { requireApiKey } from "../http/auth.ts";
+import type { ApiKey } from "../tenant.ts";
 import { callerContext, forwardableHeaders, localOrigin } from "./request-context.ts";
 import { ThreadlineAgentRunner, type ThreadlineRunnerOptions } from "./runner.ts";
 
@@ -21,8 +22,12 @@ export interface CopilotkitRouterOptions {
   agents: { list(): readonly { id: string; description: string }[] };
   /** Our server's origin. Default: the local address of the connection each request came in on. */
   baseUrl?: ThreadlineRunnerOptions["baseUrl"];
-  /** When non-empty, /api/copilotkit needs `Authorization: Bearer <key>` like the rest of /api. */
-  apiKeys?: string[];
+  /**
+   * When non-empty, /api/copilotkit needs `Authorization: Bearer <key>` like the rest of /api.
+   * The tenant is not carried from here: the runner forwards the caller's Authorization to our
+   * endpoints, whose own check derives the same tenant from the same key.
+   */
+  apiKeys?: readonly ApiKey[];
 }
 
 export function copilotkitRouter({ agents, baseUrl, apiKeys = [] }: CopilotkitRouterOptions): RequestHandler {

@@ -9,7 +9,8 @@ import type { WorkflowEvent } from "../../protocol/events.ts";
 import { reconstruct } from "../../protocol/reconstruct.ts";
 import { isActive } from "../../protocol/status.ts";
 import type { AgentDefinition, DoubleTextingPolicy } from "../agents/define.ts";
-import { AdmissionRefusedError, ThreadNotFoundError } from "../store/errors.ts";
+import { AdmissionRefusedError, ThreadNotFoundError, ThreadNotOwnedError } from "../store/errors.ts";
+import { DEFAULT_TENANT } from "../tenant.ts";
 import type { ThreadRow } from "../store/types.ts";
 import type { EngineCore } from "./engine-core.ts";
 import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "./errors.ts";
@@ -24,6 +25,11 @@ const ADMISSION_ATTEMPTS = 8;
 
 export interface StartRunOptions {
   doubleTexting?: DoubleTextingPolicy;
+  /**
+   * The caller's tenant: a new thread becomes theirs, and a thread of another tenant is refused
+   * (ThreadNotOwnedError, nothing written). Default: the default tenant.
+   */
+  tenantId?: string;
 }
 
 export interface StartedRun {
@@ -47,16 +53,19 @@ export async function startRun(
   opts: StartRunOptions = {},
 ): Promise<StartedRun> {
   const { threadId, runId } = input;
+  const tenantId = opts.tenantId ?? DEFAULT_TENANT;
   let thread: ThreadRow | null = null;
   for (let attempt = 1; attempt <= ADMISSION_ATTEMPTS; attempt++) {
+    // Unscoped: a scoped miss could not tell "not there" (create it) from "another tenant's".
     thread = await core.store.getThread(threadId);
+    if (thread && thread.tenantId !== tenantId) throw new ThreadNotOwnedError(threadId, tenantId);
     if (thread && thread.agentId !== agent.id) throw new ThreadAgentMismatchError(threadId, thread.agentId, agent.id);
     // Run ids name a run for good: a second run under one would mix two runs' frames in a replay.
     if (thread && (await core.store.getRun(threadId, runId))) throw new RunIdReusedError(threadId, runId);
     try {
       // A thread row with no events yet was only just created (or its first run never began).
       if (thread && isActive(thread.status) && thread.lastSeq > 0) return await busy(core, thread, agent, input, opts);
-      return await begin(core, agent, input, thread);
+      return await begin(core, agent, input, thread, tenantId);
     } catch (err) {
       // Refused admission; or the thread was deleted under an enqueue: look again.
       if (!(err instanceof AdmissionRefusedError) && !(err instanceof ThreadNotFoundError)) throw err;
@@ -80,7 +89,7 @@ export async function drainQueue(core: EngineCore, threadId: string): Promise<vo
         return;
       }
       try {
-        await begin(core, agent, next.input as RunAgentInput, thread);
+        await begin(core, agent, next.input as RunAgentInput, thread, thread.tenantId);
         return;
       } catch (err) {
         if (!(err instanceof AdmissionRefusedError)) throw err;
@@ -116,7 +125,13 @@ async function busy(
 }
 
 /** Builds the run's first events from the thread as read (`thread`, null when new) and admits it. */
-async function begin(core: EngineCore, agent: AgentDefinition, input: RunAgentInput, thread: ThreadRow | null): Promise<StartedRun> {
+async function begin(
+  core: EngineCore,
+  agent: AgentDefinition,
+  input: RunAgentInput,
+  thread: ThreadRow | null,
+  tenantId: string,
+): Promise<StartedRun> {
   const { threadId, runId } = input;
   const expectedLastSeq = thread?.lastSeq ?? 0;
   const isNew = expectedLastSeq === 0;
@@ -144,7 +159,7 @@ async function begin(core: EngineCore, agent: AgentDefinition, input: RunAgentIn
   }
   batch.push({ type: "workflow.started", data: { runId } });
   const stored = await core.store.append(threadId, batch, {
-    admit: { agentId: agent.id, owner: core.owner, ttlMs: core.leaseTtlMs, expectedLastSeq },
+    admit: { agentId: agent.id, tenantId, owner: core.owner, ttlMs: core.leaseTtlMs, expectedLastSeq },
   });
   core.executor.execute({
     threadId,

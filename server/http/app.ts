@@ -5,6 +5,7 @@ import type { AgentRegistry } from "../agents/define.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
+import type { ApiKey } from "../tenant.ts";
 import { requireApiKey } from "./auth.ts";
 import { errorHandler, sendError } from "./errors.ts";
 import { agentRoutes } from "./routes/agents.ts";
@@ -19,7 +20,7 @@ export interface AppDeps {
   agents: AgentRegistry;
   metrics: Metrics;
   logger: Logger;
-  apiKeys: string[];
+  apiKeys: readonly ApiKey[];
   /** Mounted before the 404 handler: the CopilotKit runtime and the client app. */
   extraRouters?: express.RequestHandler[];
 }

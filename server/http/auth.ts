@@ -1,9 +1,13 @@
 /**
- * Bearer-token check for /api when API_KEYS is set. Keys are compared in constant time so that
- * response timing does not leak how much of a key was right.
+ * Bearer-token check for /api when API_KEYS is set, and the caller's tenant. Keys are compared
+ * in constant time so that response timing does not leak how much of a key was right.
+ *
+ * The tenant travels on `res.locals` (read it with `callerTenant`), one value per request: a
+ * module-level "current tenant" would be shared by every request in flight.
  */
 import { timingSafeEqual } from "node:crypto";
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
+import { DEFAULT_TENANT, type ApiKey } from "../tenant.ts";
 import { sendError } from "./errors.ts";
 
 function sameKey(a: string, b: string): boolean {
@@ -12,13 +16,40 @@ function sameKey(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function requireApiKey(keys: string[]): RequestHandler {
+const TENANT_LOCAL = "threadlineTenant";
+
+export function requireApiKey(keys: readonly ApiKey[]): RequestHandler {
   return (req, res, next) => {
-    if (keys.length === 0) return next();
+    if (keys.length === 0) {
+      res.locals[TENANT_LOCAL] = DEFAULT_TENANT;
+      return next();
+    }
     const header = req.get("authorization") ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header);
-    if (match && keys.some((k) => sameKey(k, match[1]!.trim()))) return next();
+    const token = match?.[1]!.trim();
+    // Every key is compared (no early exit), so timing does not tell which tenant's key was close.
+    let tenant: string | undefined;
+    if (token !== undefined) {
+      for (const k of keys) if (sameKey(k.key, token)) tenant = k.tenant;
+    }
+    if (tenant !== undefined) {
+      res.locals[TENANT_LOCAL] = tenant;
+      return next();
+    }
     res.setHeader("WWW-Authenticate", 'Bearer realm="threadline"');
-    sendError(res, 401, "UNAUTHORIZED", "This server needs an API key: send the header `Authorization: Bearer <key>` with one of the keys in its API_KEYS setting.");
+    sendError(res, 401, "UNAUTHORIZED", "This server needs an API key: send the header `Authorization: Bearer <key>` with one of the keys in its API_KEYS setting (the part after `tenant:`).");
   };
+}
+
+/**
+ * The tenant requireApiKey admitted this request as. Throws when the middleware did not run:
+ * answering for no tenant, or for the default one, would let a mis-mounted route read every
+ * tenant's threads.
+ */
+export function callerTenant(res: Response): string {
+  const tenant: unknown = res.locals[TENANT_LOCAL];
+  if (typeof tenant !== "string") {
+    throw new Error("No tenant on this request: mount requireApiKey() in front of every route that touches threads.");
+  }
+  return tenant;
 }

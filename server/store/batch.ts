@@ -39,6 +39,7 @@ export interface BatchPlan {
     fences: (string | null)[];
     /** The admission of the thread's append, as columns (null where the append admits no run). */
     admitAgents: (string | null)[];
+    admitTenants: (string | null)[];
     admitOwners: (string | null)[];
     admitTtls: (number | null)[];
     admitSeqs: (number | null)[];
@@ -186,6 +187,7 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
       cancelGuards: accs.map((t) => t.cancelGuard),
       fences: accs.map((t) => t.fence),
       admitAgents: accs.map((t) => t.admit?.agentId ?? null),
+      admitTenants: accs.map((t) => t.admit?.tenantId ?? null),
       admitOwners: accs.map((t) => t.admit?.owner ?? null),
       admitTtls: accs.map((t) => t.admit?.ttlMs ?? null),
       admitSeqs: accs.map((t) => t.admit?.expectedLastSeq ?? null),

@@ -5,6 +5,7 @@
  */
 export type StoreErrorCode =
   | "THREAD_NOT_FOUND"
+  | "THREAD_NOT_OWNED"
   | "LEASE_LOST"
   | "APPEND_FAILED"
   | "COMMIT_OUTCOME_UNKNOWN"
@@ -25,6 +26,22 @@ export class ThreadNotFoundError extends StoreError {
     options?: ErrorOptions,
   ) {
     super(`Thread ${threadId} does not exist: create it with ensureThread() before appending to it.`, options);
+  }
+}
+
+/**
+ * ensureThread on a thread id another tenant already uses: nothing was written. Routes answer it
+ * as they answer an unknown thread (404), so that no tenant learns another's threads exist
+ * beyond the id being taken.
+ */
+export class ThreadNotOwnedError extends StoreError {
+  override readonly name = "ThreadNotOwnedError";
+  readonly code = "THREAD_NOT_OWNED";
+  constructor(
+    readonly threadId: string,
+    readonly tenantId: string,
+  ) {
+    super(`Thread ${threadId} belongs to another tenant than "${tenantId}": start the conversation with another threadId.`);
   }
 }
 

@@ -4,8 +4,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { STREAM_EVENT_TYPES } from "../../protocol/events.ts";
+import { DEFAULT_TENANT } from "../tenant.ts";
 import type { Db } from "./db.ts";
-import { InvalidCursorError, ThreadNotFoundError } from "./errors.ts";
+import { InvalidCursorError, ThreadNotFoundError, ThreadNotOwnedError } from "./errors.ts";
 import type { DoorbellListener } from "./listener.ts";
 import { follow, LiveFeed } from "./live.ts";
 import { assertMigrated, migrate } from "./migrate.ts";
@@ -99,11 +100,13 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     migrate: () => migrate(db, schema),
 
-    async ensureThread(threadId, agentId) {
+    async ensureThread(threadId, agentId, tenantId = DEFAULT_TENANT) {
       for (;;) {
-        const created = await retry(() => insertThread(db, s, threadId, agentId));
+        const created = await retry(() => insertThread(db, s, threadId, agentId, tenantId));
         if (created) return { thread: created, created: true };
-        const thread = await retry(() => selectThread(db, s, threadId));
+        // Unscoped on purpose: a scoped miss could not tell "deleted meanwhile" from "not ours".
+        const thread = await retry(() => selectThread(db, s, threadId, null));
+        if (thread && thread.tenantId !== tenantId) throw new ThreadNotOwnedError(threadId, tenantId);
         if (thread) return { thread, created: false };
         // deleted between the two statements: try again
       }
@@ -130,13 +133,14 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     followerCount: () => feed.size + foreignFeed.size,
 
-    getThread: (threadId) => retry(() => selectThread(db, s, threadId)),
+    getThread: (threadId, tenantId) => retry(() => selectThread(db, s, threadId, tenantId ?? null)),
 
     async listThreads(filter = {}) {
       const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(filter.limit ?? DEFAULT_PAGE)));
       const before = filter.before ? decodeCursor(filter.before) : null;
       const page = await retry(() =>
         selectThreadPage(db, s, {
+          tenantId: filter.tenantId ?? null,
           agentId: filter.agentId ?? null,
           status: filter.status ?? null,
           before,
@@ -151,7 +155,7 @@ export function createEventStore(parts: StoreParts): EventStore {
     },
 
     // Not retried: a retry after a delete whose reply was lost would answer not_found.
-    deleteThread: (threadId) => deleteThread(db, s, threadId),
+    deleteThread: (threadId, tenantId) => deleteThread(db, s, threadId, tenantId ?? null),
 
     getRun: (threadId, runId) => retry(() => selectRun(db, s, threadId, runId)),
 

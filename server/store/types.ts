@@ -8,6 +8,8 @@ import type { ThreadStatus } from "../../protocol/status.ts";
 export interface ThreadRow {
   threadId: string;
   agentId: string;
+  /** the tenant whose API key created the thread (server/tenant.ts) */
+  tenantId: string;
   status: ThreadStatus;
   lastSeq: number;
   activeRunId: string | null;
@@ -33,6 +35,8 @@ export interface RunRow {
 export type DeleteOutcome = "deleted" | "not_found" | "busy";
 
 export interface ListThreadsFilter {
+  /** Only this tenant's threads (filtered in SQL). Omitted: every tenant's, unindexed. */
+  tenantId?: string;
   agentId?: string;
   status?: ThreadStatus;
   limit?: number;
@@ -76,6 +80,8 @@ export interface AppendOptions {
  */
 export interface RunAdmission {
   agentId: string;
+  /** the caller's tenant: a new thread becomes theirs; another tenant's thread refuses */
+  tenantId: string;
   owner: string;
   ttlMs: number;
   expectedLastSeq: number;
@@ -97,8 +103,12 @@ export interface EventStore {
   /** Runs the numbered migrations; safe when several processes call it at once. */
   migrate(): Promise<void>;
 
-  /** Creates the thread row if absent. Returns the row and whether this call created it. */
-  ensureThread(threadId: string, agentId: string): Promise<{ thread: ThreadRow; created: boolean }>;
+  /**
+   * Creates the thread row for `tenantId` (default: the default tenant) if absent. Returns the
+   * row and whether this call created it; rejects with ThreadNotOwnedError, writing nothing,
+   * when the thread exists under another tenant.
+   */
+  ensureThread(threadId: string, agentId: string, tenantId?: string): Promise<{ thread: ThreadRow; created: boolean }>;
 
   /**
    * Appends events to one thread through the group-commit writer: resolves once they are
@@ -127,14 +137,19 @@ export interface EventStore {
   /** Followers (follow() loops) of this store that are subscribed now: what a disconnect must free. */
   followerCount(): number;
 
-  getThread(threadId: string): Promise<ThreadRow | null>;
+  /**
+   * With `tenantId`, only that tenant's thread: another tenant's answers null, as an unknown
+   * one does. Without, any tenant's (the engine's own access, after a route checked the tenant).
+   */
+  getThread(threadId: string, tenantId?: string): Promise<ThreadRow | null>;
   listThreads(filter?: ListThreadsFilter): Promise<ThreadPage>;
   /**
    * Deletes a thread with its events and runs, unless a run is active on it or queued behind it
    * ("busy": nothing is deleted). The check and the delete are one statement, so a run being
-   * admitted meanwhile either comes first (busy) or finds no thread (and creates it anew).
+   * admitted meanwhile either comes first (busy) or finds no thread (and creates it anew). With
+   * `tenantId`, only that tenant's thread: another tenant's is "not_found".
    */
-  deleteThread(threadId: string): Promise<DeleteOutcome>;
+  deleteThread(threadId: string, tenantId?: string): Promise<DeleteOutcome>;
 
   /** A run of a thread; run ids are the client's and unique only within their thread. */
   getRun(threadId: string, runId: string): Promise<RunRow | null>;

@@ -12,6 +12,7 @@ import { ev, randomId } from "./fixtures.ts";
 
 const admit = (over: Partial<RunAdmission> = {}): RunAdmission => ({
   agentId: "agent",
+  tenantId: "default",
   owner: "instance-a",
   ttlMs: 60_000,
   expectedLastSeq: 0,
@@ -45,6 +46,7 @@ export function admissionContract(ctx: ContractContext): void {
       expect(stored.map((e) => e.seq)).toEqual([1, 2, 3]);
       expect(await store.getThread(threadId)).toMatchObject({
         agentId: "agent",
+        tenantId: "default",
         status: "RUNNING",
         activeRunId: runId,
         leaseOwner: "instance-a",
@@ -66,8 +68,9 @@ export function admissionContract(ctx: ContractContext): void {
       await expect(store.append(threadId, again, { admit: admit({ expectedLastSeq: 3 }) })).rejects.toBeInstanceOf(AdmissionRefusedError);
       // A new thread's admission for a thread that exists.
       await expect(store.append(threadId, firstEvents(r2), { admit: admit() })).rejects.toBeInstanceOf(AdmissionRefusedError);
-      // Another agent's thread.
+      // Another agent's thread, another tenant's.
       await expect(store.append(threadId, again, { admit: admit({ agentId: "other", expectedLastSeq: 4 }) })).rejects.toBeInstanceOf(AdmissionRefusedError);
+      await expect(store.append(threadId, again, { admit: admit({ tenantId: "acme", expectedLastSeq: 4 }) })).rejects.toBeInstanceOf(AdmissionRefusedError);
       // Leased by someone else (a cancel settling it, a recovery).
       expect(await store.acquireLease(threadId, "instance-b", 60_000)).toBe(true);
       await expect(store.append(threadId, again, { admit: admit({ expectedLastSeq: 4 }) })).rejects.toBeInstanceOf(AdmissionRefusedError);

@@ -1,7 +1,9 @@
-/** Contract, part 2: threads (list, delete), runs (queue), leases, compaction. */
+/** Contract, part 2: threads (list, delete, tenants), runs (queue), leases, compaction. */
 import { describe, expect, it } from "vitest";
-import { InvalidCursorError, LeaseLostError, ThreadNotFoundError } from "../../server/store/errors.ts";
+import { InvalidCursorError, LeaseLostError, ThreadNotFoundError, ThreadNotOwnedError } from "../../server/store/errors.ts";
+import { loadMigrations } from "../../server/store/migrate.ts";
 import type { EventStore, ThreadRow } from "../../server/store/types.ts";
+import { DEFAULT_TENANT } from "../../server/tenant.ts";
 import type { ContractContext } from "./contract.ts";
 import { ev, randomId, range } from "./fixtures.ts";
 
@@ -64,6 +66,99 @@ export function threadsContract(ctx: ContractContext): void {
       expect(await store.deleteThread(threadId)).toBe("busy"); // r2 waits behind r1
       expect((await store.getThread(threadId))?.lastSeq).toBe(3);
       expect(await store.getRun(threadId, r2)).toMatchObject({ status: "queued" });
+    });
+  });
+
+  describe("tenants", () => {
+    it("a thread belongs to the tenant that created it; ensureThread refuses it to others, writing nothing", async () => {
+      const store = ctx.store();
+      const threadId = randomId("t");
+      const created = await store.ensureThread(threadId, "agent", "acme");
+      expect(created).toMatchObject({ created: true, thread: { threadId, tenantId: "acme" } });
+      expect(await ctx.peer().ensureThread(threadId, "agent", "acme")).toEqual({ thread: created.thread, created: false });
+      for (const other of ["globex", DEFAULT_TENANT]) {
+        const err = await store.ensureThread(threadId, "agent", other).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ThreadNotOwnedError);
+        expect(err).toMatchObject({ code: "THREAD_NOT_OWNED", threadId, tenantId: other });
+      }
+      expect(await store.getThread(threadId)).toEqual(created.thread);
+      // Without a tenant, a new thread is the default tenant's.
+      const plain = await newThread();
+      expect((await store.getThread(plain))?.tenantId).toBe(DEFAULT_TENANT);
+    });
+
+    it("migration 0003 gives threads from before tenants to the default tenant, and later inserts must name one", async () => {
+      const schema = ctx.freshSchema();
+      const ident = `"${schema}"`;
+      await ctx.backend.sql(`create schema ${ident}`);
+      await ctx.backend.sql(`create table ${ident}.migrations (id int primary key, name text not null, applied_at timestamptz not null default now())`);
+      // The database as the previous release left it: migrations 1 and 2, one thread.
+      for (const m of loadMigrations().filter((m) => m.id < 3)) {
+        for (const statement of m.sql.replaceAll(":THREADLINE_SCHEMA", ident).split(/;\s*$/m)) {
+          if (statement.replace(/--.*$/gm, "").trim()) await ctx.backend.sql(statement);
+        }
+        await ctx.backend.sql(`insert into ${ident}.migrations (id, name) values ($1::int, $2::text)`, [m.id, m.name]);
+      }
+      await ctx.backend.sql(`insert into ${ident}.threads (thread_id, agent_id) values ('old', 'agent')`);
+
+      const store = ctx.open(schema);
+      await store.migrate();
+      await store.ping();
+      expect(await store.getThread("old", DEFAULT_TENANT)).toMatchObject({ threadId: "old", tenantId: DEFAULT_TENANT });
+      expect(await store.getThread("old", "acme")).toBeNull();
+      expect((await store.ensureThread("old", "agent")).created).toBe(false);
+      await expect(ctx.backend.sql(`insert into ${ident}.threads (thread_id, agent_id) values ('new', 'agent')`)).rejects.toThrow(/tenant_id/);
+    });
+
+    it("get and delete with a tenant see only that tenant's thread", async () => {
+      const store = ctx.store();
+      const threadId = randomId("t");
+      await store.ensureThread(threadId, "agent", "acme");
+      await store.append(threadId, [ev.userMessage("mine")]);
+      expect(await store.getThread(threadId, "globex")).toBeNull();
+      expect(await store.getThread(threadId, DEFAULT_TENANT)).toBeNull();
+      expect(await store.getThread(threadId, "acme")).toMatchObject({ threadId, tenantId: "acme", lastSeq: 1 });
+      expect(await store.deleteThread(threadId, "globex")).toBe("not_found");
+      expect(await store.read(threadId)).toHaveLength(1);
+      expect(await store.deleteThread(threadId, "acme")).toBe("deleted");
+      expect(await store.getThread(threadId)).toBeNull();
+    });
+
+    it("lists only the tenant's threads, newest first, page by page, cursors included", async () => {
+      const { store } = await ctx.freshPair();
+      const acme: string[] = [];
+      const globex: string[] = [];
+      // interleaved, so that any page that leaked would show the other tenant's threads
+      for (let i = 0; i < 4; i++) {
+        for (const [tenant, ids] of [["acme", acme], ["globex", globex]] as const) {
+          const threadId = randomId(tenant);
+          await store.ensureThread(threadId, i % 2 ? "alpha" : "beta", tenant);
+          await store.append(threadId, [ev.userMessage(`touch ${i}`)]);
+          ids.push(threadId);
+        }
+      }
+      const plain = await newThread(store);
+      const listAll = async (tenantId: string | undefined, agentId?: string) => {
+        const ids: string[] = [];
+        let before: string | undefined;
+        for (;;) {
+          const page = await store.listThreads({ tenantId, agentId, limit: 1, before });
+          ids.push(...page.threads.map((t) => t.threadId));
+          for (const t of page.threads) if (tenantId) expect(t.tenantId).toBe(tenantId);
+          if (!page.next) return ids;
+          before = page.next;
+        }
+      };
+      expect(await listAll("acme")).toEqual([...acme].reverse());
+      expect(await listAll("globex")).toEqual([...globex].reverse());
+      expect(await listAll("acme", "alpha")).toEqual([acme[3], acme[1]]);
+      expect(await listAll(DEFAULT_TENANT)).toEqual([plain]);
+      expect(await listAll("nobody")).toEqual([]);
+      // A cursor from one tenant's pages reads the other tenant's threads after that point only.
+      const first = await store.listThreads({ tenantId: "acme", limit: 2 });
+      const crossed = await store.listThreads({ tenantId: "globex", before: first.next! });
+      expect(crossed.threads.every((t) => t.tenantId === "globex")).toBe(true);
+      expect((await listAll(undefined)).sort()).toEqual([...acme, ...globex, plain].sort());
     });
   });
 

@@ -18,6 +18,7 @@ import { isActive } from "../../../protocol/status.ts";
 import type { AgentRegistry } from "../../agents/define.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
+import { callerTenant } from "../auth.ts";
 import { sendError, zodIssues } from "../errors.ts";
 import { SseResponse } from "../sse-response.ts";
 import { backlogPages, livePages } from "../thread-frames.ts";
@@ -56,7 +57,8 @@ export function connectRoute({ store, agents, metrics }: { store: EventStore; ag
     // gets nothing opened, counted or followed for it.
     const sse = new SseResponse(req, res, { metrics });
     // The row first, then the log: the log read afterwards holds at least what the row says.
-    const thread = await store.getThread(threadId);
+    // Another tenant's thread is not found, and answers as an unknown one: an empty stream.
+    const thread = await store.getThread(threadId, callerTenant(res));
     if (thread && thread.agentId !== agentId) {
       return sendError(res, 409, "THREAD_AGENT_MISMATCH", `Thread ${threadId} belongs to agent "${thread.agentId}"; connect through /api/agents/${thread.agentId}/connect.`);
     }

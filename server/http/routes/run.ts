@@ -12,7 +12,9 @@ import type { AgentRegistry } from "../../agents/define.ts";
 import type { Engine } from "../../engine/engine.ts";
 import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "../../engine/errors.ts";
 import type { Metrics } from "../../metrics.ts";
+import { ThreadNotOwnedError } from "../../store/errors.ts";
 import type { EventStore } from "../../store/types.ts";
+import { callerTenant } from "../auth.ts";
 import { sendError } from "../errors.ts";
 import { parseRunRequest } from "../run-input.ts";
 import { SseResponse } from "../sse-response.ts";
@@ -52,8 +54,11 @@ export function runRoute({ logger, store, engine, agents, metrics }: RunRouteDep
     const sse = new SseResponse(req, res, { metrics });
     let started;
     try {
-      started = await engine.startRun(agent, input, { doubleTexting: options.doubleTexting });
+      started = await engine.startRun(agent, input, { doubleTexting: options.doubleTexting, tenantId: callerTenant(res) });
     } catch (err) {
+      if (err instanceof ThreadNotOwnedError) {
+        return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${err.threadId}" for this API key, and its id is taken: start the conversation with another threadId.`);
+      }
       if (err instanceof ThreadBusyError) {
         return sendError(res, 409, err.code, err.message, { threadId: err.threadId, activeRunId: err.activeRunId, status: err.status });
       }

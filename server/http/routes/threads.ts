@@ -9,6 +9,7 @@ import { isActive, isSettled, ThreadStatusSchema } from "../../../protocol/statu
 import type { Engine } from "../../engine/engine.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
+import { callerTenant } from "../auth.ts";
 import { sendError, zodIssues } from "../errors.ts";
 import { SseResponse } from "../sse-response.ts";
 import { backlogPages, livePages } from "../thread-frames.ts";
@@ -50,6 +51,7 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
     }
     const page = await store.listThreads({
+      tenantId: callerTenant(res),
       agentId: q.data.agentId,
       status: q.data.status,
       limit: q.data.limit,
@@ -62,7 +64,7 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
     // A client that leaves stops the reads (listened for before the first await).
     const gone = new AbortController();
     res.once("close", () => gone.abort());
-    const thread = await store.getThread(req.params.threadId);
+    const thread = await store.getThread(req.params.threadId, callerTenant(res));
     if (!thread) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${req.params.threadId}". It is created by its first run.`);
     // Folded page by page: one page in memory, and the event loop runs between pages.
     const fold = new Reconstructor();
@@ -80,6 +82,10 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
     }
     const { threadId } = req.params;
+    // Unknown and other tenants' threads alike: 404, never a stream that waits for the id.
+    if (!(await store.getThread(threadId, callerTenant(res)))) {
+      return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}". It is created by its first run.`);
+    }
     if (!wantsSse(req)) {
       const events = await store.read(threadId, { after: q.data.after, limit: q.data.limit });
       const last = events.at(-1);
@@ -105,7 +111,7 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
 
   router.post("/api/threads/:threadId/cancel", async (req, res) => {
     const { threadId } = req.params;
-    const before = await store.getThread(threadId);
+    const before = await store.getThread(threadId, callerTenant(res));
     if (!before) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}".`);
     if (!isActive(before.status)) {
       return res.json({ threadId, cancelled: false, status: before.status, message: `Nothing to cancel: the thread is ${before.status}.` });
@@ -122,10 +128,11 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
 
   router.delete("/api/threads/:threadId", async (req, res) => {
     const { threadId } = req.params;
-    const outcome = await store.deleteThread(threadId);
+    const tenantId = callerTenant(res);
+    const outcome = await store.deleteThread(threadId, tenantId);
     if (outcome === "not_found") return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}".`);
     if (outcome === "busy") {
-      const thread = await store.getThread(threadId);
+      const thread = await store.getThread(threadId, tenantId);
       return sendError(res, 409, "THREAD_ACTIVE", `Thread ${threadId} has a run that is active or queued${thread ? ` (it is ${thread.status})` : ""}. Cancel it first (POST /api/threads/${threadId}/cancel), wait for queued runs to finish, then delete it.`);
     }
     res.status(204).end();

@@ -61,9 +61,9 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
            updated_at = now()
        from locked l
        join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[], $15::boolean[], $16::text[],
-                   $17::text[], $18::text[], $19::float8[], $20::bigint[])
+                   $17::text[], $18::text[], $19::float8[], $20::bigint[], $21::text[])
          as c(thread_id, n, status, touch_active, active_run_id, cancel_guard, fence,
-              admit_agent, admit_owner, admit_ttl, admit_seq) using (thread_id)
+              admit_agent, admit_owner, admit_ttl, admit_seq, admit_tenant) using (thread_id)
        where t.thread_id = l.thread_id
          -- The fence: a run's events commit only while its executor is still the lease owner.
          -- An instance that froze past its lease and woke after a takeover writes nothing. An
@@ -71,9 +71,9 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
          -- a run over one slow heartbeat, and a claim is what hands the run to someone else.
          and (c.fence is null or t.lease_owner = c.fence)
          -- The admission (batch.ts Admission): refused, writing nothing, when the thread moved on
-         -- since the run's batch was built, belongs to another agent, or is leased.
+         -- since the run's batch was built, belongs to another agent or tenant, or is leased.
          and (c.admit_owner is null
-              or (t.last_seq = c.admit_seq and t.agent_id = c.admit_agent
+              or (t.last_seq = c.admit_seq and t.agent_id = c.admit_agent and t.tenant_id = c.admit_tenant
                   and (t.lease_owner is null or t.lease_expires_at <= now())))
        returning t.thread_id, t.last_seq - c.n as base
      ),
@@ -100,7 +100,7 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
       e.threadIds, e.offsets, e.runIds, e.types, e.data,
       r.ids, r.threadIds, r.statuses, r.inputs,
       t.cancelGuards, t.fences,
-      t.admitAgents, t.admitOwners, t.admitTtls, t.admitSeqs,
+      t.admitAgents, t.admitOwners, t.admitTtls, t.admitSeqs, t.admitTenants,
     ],
   };
 }
@@ -117,14 +117,15 @@ export function appendedThreads(rows: readonly Row[]): AppendedThread[] {
  * check then decides.
  */
 export function insertAdmittedThreads(s: string, plan: BatchPlan): Statement | null {
-  const { ids, admitAgents, admitSeqs } = plan.threads;
+  const { ids, admitAgents, admitSeqs, admitTenants } = plan.threads;
   const fresh = ids.flatMap((_id, i) => (admitSeqs[i] === 0 && admitAgents[i] !== null ? [i] : []));
   if (fresh.length === 0) return null;
   return {
-    text: `insert into ${s}.threads (thread_id, agent_id)
-     select thread_id, agent_id from unnest($1::text[], $2::text[]) as n(thread_id, agent_id)
+    text: `insert into ${s}.threads (thread_id, agent_id, tenant_id)
+     select thread_id, agent_id, tenant_id
+     from unnest($1::text[], $2::text[], $3::text[]) as n(thread_id, agent_id, tenant_id)
      on conflict (thread_id) do nothing`,
-    params: [fresh.map((i) => ids[i]!), fresh.map((i) => admitAgents[i]!)],
+    params: [fresh.map((i) => ids[i]!), fresh.map((i) => admitAgents[i]!), fresh.map((i) => admitTenants[i]!)],
   };
 }
 

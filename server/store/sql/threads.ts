@@ -1,4 +1,8 @@
-/** SQL of the threads table: create, get, list (keyset-paginated), delete. */
+/**
+ * SQL of the threads table: create, get, list (keyset-paginated), delete. Reads and deletes
+ * take a tenant: a string scopes the statement to that tenant's threads (`tenant_id = $n`, so a
+ * thread of another tenant is simply not there); null is the engine's own unscoped access.
+ */
 import type { ThreadStatus } from "../../../protocol/status.ts";
 import { toMs, toMsOrNull, toNum, type Queryable } from "../db.ts";
 import type { DeleteOutcome, ThreadRow } from "../types.ts";
@@ -6,6 +10,7 @@ import type { DeleteOutcome, ThreadRow } from "../types.ts";
 export interface ThreadDbRow {
   thread_id: string;
   agent_id: string;
+  tenant_id: string;
   status: string;
   last_seq: unknown;
   active_run_id: string | null;
@@ -15,13 +20,14 @@ export interface ThreadDbRow {
   updated_at: unknown;
 }
 
-export const THREAD_COLUMNS = `thread_id, agent_id, status, last_seq, active_run_id, lease_owner,
+export const THREAD_COLUMNS = `thread_id, agent_id, tenant_id, status, last_seq, active_run_id, lease_owner,
   lease_expires_at, created_at, updated_at`;
 
 export function threadFromRow(row: ThreadDbRow): ThreadRow {
   return {
     threadId: row.thread_id,
     agentId: row.agent_id,
+    tenantId: row.tenant_id,
     status: row.status as ThreadStatus,
     lastSeq: toNum(row.last_seq),
     activeRunId: row.active_run_id,
@@ -32,22 +38,29 @@ export function threadFromRow(row: ThreadDbRow): ThreadRow {
   };
 }
 
-/** Creates the thread (PENDING, no events yet); null when it already exists. */
-export async function insertThread(db: Queryable, s: string, threadId: string, agentId: string): Promise<ThreadRow | null> {
+/** Creates the thread (PENDING, no events yet) for a tenant; null when it already exists. */
+export async function insertThread(
+  db: Queryable,
+  s: string,
+  threadId: string,
+  agentId: string,
+  tenantId: string,
+): Promise<ThreadRow | null> {
   const { rows } = await db.query<ThreadDbRow>(
-    `insert into ${s}.threads (thread_id, agent_id)
-     values ($1::text, $2::text)
+    `insert into ${s}.threads (thread_id, agent_id, tenant_id)
+     values ($1::text, $2::text, $3::text)
      on conflict (thread_id) do nothing
      returning ${THREAD_COLUMNS}`,
-    [threadId, agentId],
+    [threadId, agentId, tenantId],
   );
   return rows[0] ? threadFromRow(rows[0]) : null;
 }
 
-export async function selectThread(db: Queryable, s: string, threadId: string): Promise<ThreadRow | null> {
+export async function selectThread(db: Queryable, s: string, threadId: string, tenantId: string | null): Promise<ThreadRow | null> {
   const { rows } = await db.query<ThreadDbRow>(
-    `select ${THREAD_COLUMNS} from ${s}.threads where thread_id = $1::text`,
-    [threadId],
+    `select ${THREAD_COLUMNS} from ${s}.threads
+     where thread_id = $1::text and ($2::text is null or tenant_id = $2::text)`,
+    [threadId, tenantId],
   );
   return rows[0] ? threadFromRow(rows[0]) : null;
 }
@@ -59,6 +72,8 @@ export interface ThreadKey {
 }
 
 export interface ThreadListQuery {
+  /** null: every tenant's threads (no index serves that order; operators and tests only) */
+  tenantId: string | null;
   agentId: string | null;
   status: ThreadStatus | null;
   before: ThreadKey | null;
@@ -78,13 +93,14 @@ export async function selectThreadPage(
     `select ${THREAD_COLUMNS},
             ((extract(epoch from updated_at) * 1000000)::bigint)::text as updated_at_us
      from ${s}.threads
-     where ($1::text is null or agent_id = $1::text)
+     where ($6::text is null or tenant_id = $6::text)
+       and ($1::text is null or agent_id = $1::text)
        and ($2::text is null or status = $2::text)
        and ($3::bigint is null
             or (updated_at, thread_id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::text))
      order by updated_at desc, thread_id desc
      limit $5::int`,
-    [q.agentId, q.status, q.before?.updatedAtUs ?? null, q.before?.threadId ?? null, q.limit],
+    [q.agentId, q.status, q.before?.updatedAtUs ?? null, q.before?.threadId ?? null, q.limit, q.tenantId],
   );
   return {
     threads: rows.map(threadFromRow),
@@ -96,15 +112,15 @@ export async function selectThreadPage(
  * Deletes the thread, its events and runs going with it (on delete cascade), unless a run is
  * active on it or queued behind it. One statement: the row lock it takes orders it against a
  * run's admission (which checks the row in its own commit), so neither can slip between the
- * other's check and write.
+ * other's check and write. With a tenant, another tenant's thread is "not_found".
  */
-export async function deleteThread(db: Queryable, s: string, threadId: string): Promise<DeleteOutcome> {
+export async function deleteThread(db: Queryable, s: string, threadId: string, tenantId: string | null): Promise<DeleteOutcome> {
   const { rows } = await db.query<{ deleted: boolean }>(
     `with target as (
-       select thread_id, status in ('PENDING', 'RUNNING', 'CANCELLING') and last_seq > 0
+       select thread_id, status in ('PENDING', 'RUNNING', 'CANCELLING') and active_run_id is not null
               or exists (select 1 from ${s}.runs r where r.thread_id = t.thread_id and r.status = 'queued') as busy
        from ${s}.threads t
-       where thread_id = $1::text
+       where thread_id = $1::text and ($2::text is null or tenant_id = $2::text)
        for update
      ),
      deleted as (
@@ -114,7 +130,7 @@ export async function deleteThread(db: Queryable, s: string, threadId: string): 
        returning d.thread_id
      )
      select exists (select 1 from deleted) as deleted from target`,
-    [threadId],
+    [threadId, tenantId],
   );
   if (rows.length === 0) return "not_found";
   return rows[0]!.deleted ? "deleted" : "busy";
