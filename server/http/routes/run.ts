@@ -9,7 +9,6 @@
 import { Router } from "express";
 import type { AgentRegistry } from "../../agents/define.ts";
 import type { Engine } from "../../engine/engine.ts";
-import { ThreadAgentMismatchError, ThreadBusyError } from "../../engine/errors.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
 import { sendError } from "../errors.ts";
@@ -45,18 +44,8 @@ export function runRoute({ store, engine, agents, metrics }: RunRouteDeps): Rout
     }
     const { input, options } = parsed;
 
-    let started;
-    try {
-      started = await engine.startRun(agent, input, { doubleTexting: options.doubleTexting });
-    } catch (err) {
-      if (err instanceof ThreadBusyError) {
-        return sendError(res, 409, err.code, err.message, { threadId: err.threadId, activeRunId: err.activeRunId, status: err.status });
-      }
-      if (err instanceof ThreadAgentMismatchError) {
-        return sendError(res, 409, err.code, err.message, { threadId: err.threadId, agentId: err.threadAgentId });
-      }
-      throw err;
-    }
+    // A busy thread or another agent's thread: the error handler answers 409 (server/errors.ts).
+    const started = await engine.startRun(agent, input, { doubleTexting: options.doubleTexting });
     metrics.runsStarted.inc({ agent: agent.id });
 
     const sse = new SseResponse(req, res, { metrics });

@@ -8,6 +8,7 @@ import { reconstruct } from "../../../protocol/reconstruct.ts";
 import { isActive, isSettled, ThreadStatusSchema } from "../../../protocol/status.ts";
 import type { Engine } from "../../engine/engine.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
+import { parseSeqCursor } from "../cursor.ts";
 import { sendError, zodIssues } from "../errors.ts";
 
 const ListQuerySchema = z.object({
@@ -18,7 +19,7 @@ const ListQuerySchema = z.object({
 });
 
 const EventsQuerySchema = z.object({
-  after: z.coerce.number().int().min(0).default(0),
+  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
   limit: z.coerce.number().int().min(1).max(10_000).default(1000),
 });
 
@@ -74,7 +75,8 @@ export function threadRoutes({ store, engine }: { store: EventStore; engine: Eng
       return res.json({ events, next: events.length === q.data.limit && last ? last.seq : null });
     }
     // SSE: the raw log, live, for the inspector. Each frame's id is its seq (Last-Event-ID resumes).
-    const after = Number(req.get("last-event-id") ?? q.data.after) || 0;
+    const lastEventId = req.get("last-event-id");
+    const after = lastEventId ? parseSeqCursor(lastEventId, "header Last-Event-ID") : q.data.after;
     const closed = new AbortController();
     res.on("close", () => closed.abort());
     res.status(200);
