@@ -16,6 +16,20 @@ const optionalString = z
 const intWithDefault = (fallback: number) =>
   z.coerce.number().int().nonnegative().optional().transform((v) => v ?? fallback);
 
+const positiveIntWithDefault = (fallback: number) =>
+  z.coerce.number().int().positive().optional().transform((v) => v ?? fallback);
+
+/** Comma-separated origins, each `scheme://host[:port]`. */
+const originList = optionalString.pipe(
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined ? [] : v.split(",").map((o) => o.trim()).filter(Boolean)))
+    .refine((list) => list.every((o) => /^https?:\/\/[^/\s]+\/?$/i.test(o)), {
+      message: "each entry must be an origin such as https://app.example.com or http://localhost:5173",
+    }),
+);
+
 export const ConfigSchema = z.object({
   PORT: intWithDefault(3000),
   HOST: optionalString.transform((v) => v ?? "0.0.0.0"),
@@ -39,6 +53,16 @@ export const ConfigSchema = z.object({
       return z.NEVER;
     }
   }),
+  /** Input limits (server/http/limits.ts): checked before anything else on every /api route. */
+  MAX_BODY_BYTES: positiveIntWithDefault(4 * 1024 * 1024),
+  MAX_JSON_DEPTH: positiveIntWithDefault(64),
+  MAX_STRING_BYTES: positiveIntWithDefault(1024 * 1024),
+  MAX_ARRAY_LENGTH: positiveIntWithDefault(10_000),
+  MAX_OBJECT_KEYS: positiveIntWithDefault(1_000),
+  /** Browser origins besides the server's own that may send state-changing /api requests. */
+  ALLOWED_ORIGINS: originList,
+  /** Bearer token for GET /metrics; when unset and API_KEYS is set, any API key. */
+  METRICS_TOKEN: optionalString,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long a lease lives without a heartbeat: the bound on recovery after a crash. */
   LEASE_TTL_MS: intWithDefault(15_000),

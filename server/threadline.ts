@@ -14,7 +14,7 @@ import { copilotkitRouter } from "./copilotkit/router.ts";
 import { Engine } from "./engine/engine.ts";
 import { createOpenAIClient, OpenAIChatModel } from "./engine/llm.ts";
 import { startRetention } from "./engine/retention.ts";
-import { createApp } from "./http/app.ts";
+import { createApp, edgeOptions } from "./http/app.ts";
 import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
@@ -91,7 +91,7 @@ export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Th
 
   // CopilotKit's runtime at /api/copilotkit (runner on our endpoints), then the client app at /.
   const extraRouters = [copilotkitRouter({ agents, apiKeys: config.API_KEYS }), clientApp()];
-  const app = createApp({ store, engine, agents, metrics, logger, apiKeys: config.API_KEYS, extraRouters });
+  const app = createApp({ store, engine, agents, metrics, logger, apiKeys: config.API_KEYS, extraRouters, edge: edgeOptions(config) });
   let server: Server | undefined;
 
   return {

@@ -1,47 +1,52 @@
 /** Domain errors of the engine: typed, with the ids involved, and a sentence saying what to do. */
 import type { ThreadStatus } from "../../protocol/status.ts";
+import { ConflictError } from "../errors.ts";
 
-export class ThreadBusyError extends Error {
+/** 409: `status` is the HTTP status (the error model's); the thread's is `threadStatus`. */
+export class ThreadBusyError extends ConflictError {
   override readonly name = "ThreadBusyError";
-  readonly code = "THREAD_BUSY";
   constructor(
     readonly threadId: string,
     readonly activeRunId: string | null,
-    readonly status: ThreadStatus,
+    readonly threadStatus: ThreadStatus,
   ) {
     super(
-      `Thread ${threadId} is ${status}${activeRunId ? ` with run ${activeRunId}` : ""}. ` +
+      "THREAD_BUSY",
+      `Thread ${threadId} is ${threadStatus}${activeRunId ? ` with run ${activeRunId}` : ""}. ` +
         `Wait for it to finish, cancel it (POST /api/threads/${threadId}/cancel), or send the run ` +
         `with "forwardedProps": {"threadline": {"doubleTexting": "enqueue" | "interrupt"}}.`,
+      { threadId, activeRunId, status: threadStatus },
     );
   }
 }
 
-export class ThreadAgentMismatchError extends Error {
+export class ThreadAgentMismatchError extends ConflictError {
   override readonly name = "ThreadAgentMismatchError";
-  readonly code = "THREAD_AGENT_MISMATCH";
   constructor(
     readonly threadId: string,
     readonly threadAgentId: string,
     readonly requestedAgentId: string,
   ) {
     super(
+      "THREAD_AGENT_MISMATCH",
       `Thread ${threadId} belongs to agent "${threadAgentId}", not "${requestedAgentId}". ` +
         `Send this run to /api/agents/${threadAgentId}/run, or use a new threadId.`,
+      { threadId, agentId: threadAgentId },
     );
   }
 }
 
-export class RunIdReusedError extends Error {
+export class RunIdReusedError extends ConflictError {
   override readonly name = "RunIdReusedError";
-  readonly code = "RUN_ID_REUSED";
   constructor(
     readonly threadId: string,
     readonly runId: string,
   ) {
     super(
+      "RUN_ID_REUSED",
       `Thread ${threadId} already has a run "${runId}". Every run needs a new runId: generate one ` +
         `(a UUID) per request, and to follow a run you started, POST /api/agents/<agent>/connect.`,
+      { threadId, runId },
     );
   }
 }

@@ -2,17 +2,23 @@
 import express, { type Express } from "express";
 import type { Logger } from "pino";
 import type { AgentRegistry } from "../agents/define.ts";
+import type { Config } from "../config.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ApiKey } from "../tenant.ts";
-import { requireApiKey } from "./auth.ts";
+import { requireApiKey, requireMetricsToken } from "./auth.ts";
 import { errorHandler, sendError } from "./errors.ts";
+import { validatePathIds } from "./ids.ts";
+import { DEFAULT_INPUT_LIMITS, enforceInputLimits, type InputLimits } from "./limits.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { connectRoute } from "./routes/connect.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { runRoute } from "./routes/run.ts";
 import { threadRoutes } from "./routes/threads.ts";
+import { checkOrigin, requireJsonBodies } from "./web.ts";
+import { COPILOTKIT_BASE_PATH } from "../copilotkit/router.ts";
+import { NotFoundError } from "../errors.ts";
 
 export interface AppDeps {
   store: EventStore;
@@ -23,18 +29,55 @@ export interface AppDeps {
   apiKeys: readonly ApiKey[];
   /** Mounted before the 404 handler: the CopilotKit runtime and the client app. */
   extraRouters?: express.RequestHandler[];
+  /** Input limits and browser rules; defaults as in the README's "Limits and failure modes". */
+  edge?: EdgeOptions;
 }
 
-/** A run carries the whole conversation; 4 MB holds long threads with a few inline images. */
-export const BODY_LIMIT = "4mb";
+export interface EdgeOptions {
+  /** A run carries the whole conversation; 4 MB holds long threads with a few inline images. */
+  maxBodyBytes: number;
+  limits: InputLimits;
+  allowedOrigins: string[];
+  metricsToken?: string;
+}
+
+export function edgeOptions(config: Config): EdgeOptions {
+  return {
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    limits: {
+      maxDepth: config.MAX_JSON_DEPTH,
+      maxStringBytes: config.MAX_STRING_BYTES,
+      maxArrayLength: config.MAX_ARRAY_LENGTH,
+      maxObjectKeys: config.MAX_OBJECT_KEYS,
+    },
+    allowedOrigins: config.ALLOWED_ORIGINS,
+    metricsToken: config.METRICS_TOKEN,
+  };
+}
+
+const DEFAULT_EDGE: EdgeOptions = { maxBodyBytes: 4 * 1024 * 1024, limits: DEFAULT_INPUT_LIMITS, allowedOrigins: [] };
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  const edge = deps.edge ?? DEFAULT_EDGE;
+  app.use("/metrics", requireMetricsToken(edge.metricsToken, deps.apiKeys));
   app.use(healthRoutes(deps));
   app.use("/api", requireApiKey(deps.apiKeys));
-  app.use("/api", express.json({ limit: BODY_LIMIT, type: ["application/json", "application/*+json"] }));
+  // Everything below runs before any route reads the body or the store: browser rules, the
+  // parse, the limits, the ids in the path. Each refusal goes to the one error handler.
+  app.use("/api", checkOrigin(edge.allowedOrigins));
+  app.use("/api", requireJsonBodies());
+  app.use("/api", express.json({ limit: edge.maxBodyBytes, type: "application/json" }));
+  app.use("/api", enforceInputLimits(edge.limits));
+  app.use("/api/agents/:agentId", validatePathIds("agentId"));
+  app.use("/api/threads/:threadId", validatePathIds("threadId"));
+  app.use(`${COPILOTKIT_BASE_PATH}/agent/:agentId`, validatePathIds("agentId"), requireKnownAgent(deps.agents));
+  // Our runtime has no transcription service; its own answer would be a 503 for a bad request.
+  app.all(`${COPILOTKIT_BASE_PATH}/transcribe`, (_req, _res, next) => {
+    next(new NotFoundError("NOT_FOUND", "This server's CopilotKit runtime has no transcription service: transcribe audio in your own app."));
+  });
   app.use(agentRoutes(deps));
   app.use(runRoute(deps));
   app.use(connectRoute(deps));
@@ -45,4 +88,17 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/**
+ * 404 before CopilotKit's runtime sees an agent id this server does not host: the runtime looks
+ * agents up in a plain object, where "__proto__" or "constructor" would find Object.prototype's
+ * members and fail with a 500.
+ */
+function requireKnownAgent(agents: AgentRegistry): express.RequestHandler {
+  return (req, _res, next) => {
+    const agentId = String(req.params.agentId ?? "");
+    if (agents.get(agentId)) return next();
+    next(new NotFoundError("AGENT_NOT_FOUND", `There is no agent "${agentId}". GET /api/agents lists the agents this server hosts.`, { agents: agents.list().map((a) => a.id) }));
+  };
 }

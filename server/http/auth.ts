@@ -53,3 +53,26 @@ export function callerTenant(res: Response): string {
   }
   return tenant;
 }
+
+/**
+ * Guards GET /metrics: with METRICS_TOKEN set, that bearer token; else, when API_KEYS is set,
+ * any API key (metrics name agents and counts of runs); else open, as Prometheus scrapers
+ * expect on a private network.
+ */
+export function requireMetricsToken(metricsToken: string | undefined, apiKeys: readonly ApiKey[]): RequestHandler {
+  const keys = metricsToken !== undefined ? [metricsToken] : apiKeys.map((k) => k.key);
+  return (req, res, next) => {
+    if (keys.length === 0) return next();
+    const match = /^Bearer\s+(.+)$/i.exec(req.get("authorization") ?? "");
+    if (match && keys.some((k) => sameKey(k, match[1]!.trim()))) return next();
+    res.setHeader("WWW-Authenticate", 'Bearer realm="threadline-metrics"');
+    sendError(
+      res,
+      401,
+      "UNAUTHORIZED",
+      metricsToken !== undefined
+        ? "GET /metrics needs `Authorization: Bearer <token>` with the server's METRICS_TOKEN; configure your scraper's bearer token."
+        : "GET /metrics needs `Authorization: Bearer <key>` with one of the keys in API_KEYS (or set METRICS_TOKEN for a scraper-only token).",
+    );
+  };
+}

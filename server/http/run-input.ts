@@ -8,8 +8,7 @@ import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
 import { DoubleTextingPolicySchema, type DoubleTextingPolicy } from "../agents/define.ts";
 import { zodIssues, type Issue } from "./errors.ts";
-
-const ID_MAX = 200;
+import { idProblem } from "./ids.ts";
 
 const ThreadlineOptionsSchema = z
   .object({
@@ -28,9 +27,8 @@ export type ParsedRun = { ok: true; input: RunAgentInput; options: RunOptions } 
 function idIssues(input: RunAgentInput): Issue[] {
   const issues: Issue[] = [];
   for (const key of ["threadId", "runId"] as const) {
-    const v = input[key];
-    if (v.trim() === "") issues.push({ path: key, message: "must not be empty" });
-    else if (v.length > ID_MAX) issues.push({ path: key, message: `must be at most ${ID_MAX} characters` });
+    const problem = idProblem(input[key]);
+    if (problem) issues.push({ path: key, message: problem });
   }
   const seen = new Set<string>();
   input.messages.forEach((m, i) => {

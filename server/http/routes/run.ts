@@ -10,9 +10,7 @@ import { Router } from "express";
 import type { Logger } from "pino";
 import type { AgentRegistry } from "../../agents/define.ts";
 import type { Engine } from "../../engine/engine.ts";
-import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "../../engine/errors.ts";
 import type { Metrics } from "../../metrics.ts";
-import { ThreadNotOwnedError } from "../../store/errors.ts";
 import type { EventStore } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
 import { sendError } from "../errors.ts";
@@ -52,24 +50,9 @@ export function runRoute({ logger, store, engine, agents, metrics }: RunRouteDep
     // Listening for the close before startRun is awaited: a client that leaves meanwhile is
     // noticed (cancel-on-disconnect applies, nothing is opened or followed for it).
     const sse = new SseResponse(req, res, { metrics });
-    let started;
-    try {
-      started = await engine.startRun(agent, input, { doubleTexting: options.doubleTexting, tenantId: callerTenant(res) });
-    } catch (err) {
-      if (err instanceof ThreadNotOwnedError) {
-        return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${err.threadId}" for this API key, and its id is taken: start the conversation with another threadId.`);
-      }
-      if (err instanceof ThreadBusyError) {
-        return sendError(res, 409, err.code, err.message, { threadId: err.threadId, activeRunId: err.activeRunId, status: err.status });
-      }
-      if (err instanceof RunIdReusedError) {
-        return sendError(res, 409, err.code, err.message, { threadId: err.threadId, runId: err.runId });
-      }
-      if (err instanceof ThreadAgentMismatchError) {
-        return sendError(res, 409, err.code, err.message, { threadId: err.threadId, agentId: err.threadAgentId });
-      }
-      throw err;
-    }
+    // A busy thread, a reused run id, another agent's or another tenant's thread: the error
+    // handler answers 409 or 404 (server/errors.ts), before any byte of stream.
+    const started = await engine.startRun(agent, input, { doubleTexting: options.doubleTexting, tenantId: callerTenant(res) });
     metrics.runsStarted.inc({ agent: agent.id });
 
     sse.open();

@@ -10,6 +10,7 @@ import type { Engine } from "../../engine/engine.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
+import { parseSeqCursor } from "../cursor.ts";
 import { sendError, zodIssues } from "../errors.ts";
 import { SseResponse } from "../sse-response.ts";
 import { backlogPages, livePages } from "../thread-frames.ts";
@@ -22,7 +23,7 @@ const ListQuerySchema = z.object({
 });
 
 const EventsQuerySchema = z.object({
-  after: z.coerce.number().int().min(0).default(0),
+  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
   limit: z.coerce.number().int().min(1).max(10_000).default(1000),
 });
 
@@ -82,6 +83,9 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
     }
     const { threadId } = req.params;
+    // Inputs first, then the store: a bad cursor is a 400 whatever the thread.
+    const lastEventId = req.get("last-event-id");
+    const after = lastEventId ? parseSeqCursor(lastEventId, "header Last-Event-ID") : q.data.after;
     // Unknown and other tenants' threads alike: 404, never a stream that waits for the id.
     if (!(await store.getThread(threadId, callerTenant(res)))) {
       return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}". It is created by its first run.`);
@@ -94,7 +98,6 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
     // SSE: the raw log, live, for the inspector. Each frame's id is its seq (Last-Event-ID resumes).
     // The same stream owner as the AG-UI streams: back-pressure (no page is read while the socket
     // is full), keep-alive, and the close noticed at any moment.
-    const after = Number(req.get("last-event-id") ?? q.data.after) || 0;
     const sse = new SseResponse(req, res, { metrics, mode: "sse" });
     sse.open();
     try {
