@@ -83,7 +83,9 @@ function timedBody(source: ReadableStream<Uint8Array>, ms: number): ReadableStre
         failed = true;
         const err = new UpstreamReadTimeoutError(ms);
         controller.error(err);
-        reader.cancel(err).catch(() => {});
+        // The upstream body is abandoned: its cancel settles with the error we just gave the
+        // consumer, which already owns it.
+        void reader.cancel(err).then(undefined, () => undefined);
       }, ms);
       try {
         const { done, value } = await reader.read();

@@ -43,13 +43,13 @@ export function createPgListener(opts: PgListenerOptions): DoorbellListener {
         await client.query(`listen "${opts.channel}"`);
       } catch (err) {
         opts.onError(coerceError(err));
-        client.end().catch(() => {});
+        void discard(client);
         const delay = Math.random() * Math.min(5000, 100 * 2 ** attempt);
         await new Promise((resolve) => setTimeout(resolve, delay).unref());
         continue;
       }
       if (closed) {
-        await client.end().catch(() => {});
+        await discard(client);
         return;
       }
       current = client;
@@ -59,11 +59,19 @@ export function createPgListener(opts: PgListenerOptions): DoorbellListener {
     }
   }
 
+  /**
+   * Ends a client that failed or is no longer wanted. Its own failure to end (it is usually
+   * broken already) is still reported, so that nothing about the connection goes unseen.
+   */
+  function discard(client: pg.Client): Promise<void> {
+    return client.end().catch((err: unknown) => opts.onError(coerceError(err)));
+  }
+
   function lost(client: pg.Client, err?: Error): void {
     if (client !== current) return; // a client of a failed attempt: the loop handles it
     current = undefined;
     if (err) opts.onError(err);
-    client.end().catch(() => {});
+    void discard(client);
     if (!closed) connecting = connectLoop();
   }
 
@@ -76,7 +84,7 @@ export function createPgListener(opts: PgListenerOptions): DoorbellListener {
       closed = true;
       const client = current;
       current = undefined;
-      await client?.end().catch(() => {});
+      if (client) await discard(client);
     },
   };
 }
