@@ -13,7 +13,7 @@ import { EventType, type ContentPart, type Message, type TokenUsage } from "@ag-
 import { isStreamEvent, type StoredEvent } from "./events.ts";
 import { sumUsage, wireMessage, type Frame } from "./frames.ts";
 import { applyStatePatch } from "./state.ts";
-import { isActive, statusAfter, type ThreadStatus } from "./status.ts";
+import { endsRun, isActive, statusAfter, type ThreadStatus } from "./lifecycle.ts";
 
 export type ToolCallState = "running" | "complete" | "failed";
 
@@ -47,8 +47,6 @@ export interface ReconstructOptions {
   /** The thread's status as the store knows it, when it is authoritative (e.g. the threads row). */
   status?: ThreadStatus;
 }
-
-const ENDS_RUN = new Set(["workflow.suspended", "workflow.completed", "workflow.failed", "workflow.cancelled"]);
 
 export function reconstruct(events: Iterable<StoredEvent>, opts: ReconstructOptions = {}): ThreadSnapshot {
   const messages: Message[] = [];
@@ -112,7 +110,7 @@ export function reconstruct(events: Iterable<StoredEvent>, opts: ReconstructOpti
         break;
       }
       default:
-        if (ENDS_RUN.has(e.type)) {
+        if (endsRun(e)) {
           snap.lastEndedRunId = (e.data as { runId: string }).runId;
           if (snap.activeRunId === snap.lastEndedRunId) delete snap.activeRunId;
         }
@@ -182,7 +180,7 @@ export function reloadCut(events: Iterable<StoredEvent>): { snapshotUpto: number
     lastSeq = e.seq;
     if (e.type === "workflow.started" && !ended.has(e.data.runId) && open?.runId !== e.data.runId) {
       open = { runId: e.data.runId, startedAt: e.seq };
-    } else if (ENDS_RUN.has(e.type)) {
+    } else if (endsRun(e)) {
       const runId = (e.data as { runId: string }).runId;
       ended.add(runId);
       if (open?.runId === runId) open = undefined;

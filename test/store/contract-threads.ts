@@ -162,7 +162,7 @@ export function threadsContract(ctx: ContractContext): void {
       }
       const idle = await newThread(store); // PENDING without a run: nothing to recover
       const done = await newThread(store);
-      await store.append(done, [ev.runAccepted(randomId("run")), ev.completed("x")]);
+      await store.append(done, [ev.runAccepted(randomId("run")), ev.started("x"), ev.completed("x")]);
       const alive = await newThread(store);
       await store.append(alive, [ev.runAccepted(randomId("run"))]);
       await store.acquireLease(alive, "alive", 60_000);
