@@ -152,6 +152,23 @@ export const SignalReceivedSchema = event(
   z.object({ runId: runId.optional(), signal: SignalKindSchema, payload: z.unknown().optional() }),
 );
 
+/**
+ * Tool-call ids are unique per thread: they pair each call with its result, in the log, in the
+ * frames and in every client. An upstream that repeats an id (one that always says "call_0", or
+ * the same id twice in one answer) or gives none gets an id minted by the engine instead, and
+ * the upstream's own id is kept on the recorded call, as its `metadata`, so that the conversation
+ * sent back upstream carries the ids the model generated (server/engine/openai-messages.ts).
+ * Rejected: trusting the upstream's ids, which made a repeated id look already answered, so the
+ * new call was skipped and the old result reused.
+ */
+export const ToolCallOriginSchema = z.object({ providerToolCallId: z.string().min(1) });
+
+/** The id the upstream gave a recorded tool call: its own unless the engine minted another. */
+export function providerToolCallIdOf(call: { id: string; metadata?: unknown }): string {
+  const origin = ToolCallOriginSchema.safeParse(call.metadata);
+  return origin.success ? origin.data.providerToolCallId : call.id;
+}
+
 // ---- stream events of a running task -----------------------------------------------------
 
 export const TextStartedSchema = event("text.started", z.object({ runId, messageId }));
@@ -167,7 +184,14 @@ export const ReasoningEndedSchema = event("reasoning.ended", z.object({ runId, m
 
 export const ToolCallStartedSchema = event(
   "toolcall.started",
-  z.object({ runId, toolCallId, name: z.string().min(1), parentMessageId: messageId }),
+  z.object({
+    runId,
+    toolCallId,
+    name: z.string().min(1),
+    parentMessageId: messageId,
+    /** The upstream's own id when the engine minted `toolCallId` instead (see ToolCallOriginSchema). */
+    providerToolCallId: z.string().min(1).optional(),
+  }),
 );
 export const ToolCallArgsSchema = event(
   "toolcall.args",

@@ -1,9 +1,10 @@
 /**
- * The public surface of protocol/: the workflow event vocabulary, the thread status machine, the
+ * The public surface of protocol/: the workflow event vocabulary, the lifecycle rules (statuses, transitions, run ends), the
  * projection to AG-UI frames, snapshot reconstruction and wire framing. Pure code, no I/O.
  */
 export * from "./events.ts";
-export * from "./status.ts";
+export * from "./lifecycle.ts";
+export { ThreadStatusSchema } from "./status.ts";
 export { compareFrameIds, parseFrameId, toolContentText, wireMessage, sumUsage, type Frame, type FrameId } from "./frames.ts";
 export { Projector, project, framesAfter } from "./project.ts";
 export { applyStatePatch, type StatePatch } from "./state.ts";

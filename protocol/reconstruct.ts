@@ -13,7 +13,7 @@ import { EventType, type ContentPart, type Message, type TokenUsage } from "@ag-
 import { isStreamEvent, type StoredEvent } from "./events.ts";
 import { sumUsage, wireMessage, type Frame } from "./frames.ts";
 import { applyStatePatch } from "./state.ts";
-import { isActive, statusAfter, type ThreadStatus } from "./status.ts";
+import { endsRun, isActive, statusAfter, type ThreadStatus } from "./lifecycle.ts";
 
 export type ToolCallState = "running" | "complete" | "failed";
 
@@ -47,8 +47,6 @@ export interface ReconstructOptions {
   /** The thread's status as the store knows it, when it is authoritative (e.g. the threads row). */
   status?: ThreadStatus;
 }
-
-const ENDS_RUN = new Set(["workflow.suspended", "workflow.completed", "workflow.failed", "workflow.cancelled"]);
 
 /**
  * Reconstruction as a fold: push the log's events in order (page by page, as they are read), then
@@ -120,7 +118,7 @@ export class Reconstructor {
         break;
       }
       default:
-        if (ENDS_RUN.has(e.type)) {
+        if (endsRun(e)) {
           this.#lastEndedRunId = (e.data as { runId: string }).runId;
           if (this.#activeRunId === this.#lastEndedRunId) this.#activeRunId = undefined;
         }
@@ -213,7 +211,7 @@ export function reloadCut(events: Iterable<StoredEvent>): { snapshotUpto: number
     lastSeq = e.seq;
     if (e.type === "workflow.started" && !ended.has(e.data.runId) && open?.runId !== e.data.runId) {
       open = { runId: e.data.runId, startedAt: e.seq };
-    } else if (ENDS_RUN.has(e.type)) {
+    } else if (endsRun(e)) {
       const runId = (e.data as { runId: string }).runId;
       ended.add(runId);
       if (open?.runId === runId) open = undefined;

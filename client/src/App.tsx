@@ -4,6 +4,7 @@
  */
 import { useAgent, useCopilotKit } from "@copilotkit/react-core/v2";
 import { useEffect, useMemo, useRef, useState } from "react";
+import { isActive } from "../../protocol/lifecycle.ts";
 import { cancelThread } from "./api.ts";
 import { ThreadChromeContext, type ThreadChrome } from "./chrome-context.ts";
 import { Chat } from "./components/Chat.tsx";
@@ -13,7 +14,7 @@ import { StatePanel } from "./components/StatePanel.tsx";
 import { StatusBar } from "./components/StatusBar.tsx";
 import { ThreadList } from "./components/ThreadList.tsx";
 import { useToolCards } from "./components/ToolCards.tsx";
-import { chromeFor, SETTLED, type ChromeStatus } from "./status.ts";
+import { chromeFor, settled, type ChromeStatus } from "./status.ts";
 import { useThread } from "./useThread.ts";
 
 interface Props {
@@ -34,7 +35,7 @@ export function App({ threadId, navigate, newThread }: Props) {
   useEffect(() => setSubmitted(false), [threadId]);
   const server = view.detail?.status;
   useEffect(() => {
-    if (server === "PENDING" || server === "RUNNING" || server === "CANCELLING") setSubmitted(false);
+    if (server && isActive(server)) setSubmitted(false);
   }, [server]);
   useEffect(() => {
     const sub = agent.subscribe({
@@ -65,7 +66,7 @@ export function App({ threadId, navigate, newThread }: Props) {
   }, [server, activeRunId, submitted, agent, copilotkit]);
 
   let status: ChromeStatus = server ?? (view.loaded ? "NEW" : "LOADING");
-  if (submitted && (status === "NEW" || SETTLED.includes(status))) status = "PENDING";
+  if (submitted && (status === "NEW" || settled(status))) status = "PENDING";
   const chrome = chromeFor(status, view.detail?.toolCalls);
 
   const cancel = () => {
@@ -105,7 +106,7 @@ export function App({ threadId, navigate, newThread }: Props) {
         </header>
         <ThreadList currentId={threadId} pulse={`${threadId}:${server ?? "NEW"}`} onSelect={navigate} onNew={newThread} />
         <main className="middle">
-          <StatePanel editable={chrome.inputEnabled} live={status === "PENDING" || status === "RUNNING" || status === "CANCELLING"} />
+          <StatePanel editable={chrome.inputEnabled} live={isActive(status)} />
           <Inspector events={view.events} connected={view.connected} />
         </main>
         <aside className="chat-sidebar">

@@ -2,7 +2,9 @@
  * Threadline's REST surface as the app uses it. When the server has API_KEYS, the key is kept
  * in localStorage (`threadline.apiKey`, or `?apiKey=` once in the URL) and sent as a bearer token.
  */
-export type ThreadStatus = "PENDING" | "RUNNING" | "WAITING" | "CANCELLING" | "COMPLETED" | "FAILED" | "CANCELLED";
+import type { ThreadStatus } from "../../protocol/lifecycle.ts";
+
+export type { ThreadStatus };
 
 export interface ThreadRow {
   threadId: string;

@@ -2,6 +2,7 @@
  * The status chrome, from the thread's workflow status (the seeds' table): what the page shows,
  * whether the input is enabled and whether Cancel is offered. "NEW" is a thread with no run yet.
  */
+import { isSettled } from "../../protocol/lifecycle.ts";
 import type { ThreadStatus, ToolCallInfo } from "./api.ts";
 
 /** "NEW": no run yet; "LOADING": the server has not answered for this thread yet. */
@@ -34,7 +35,10 @@ export function chromeFor(status: ChromeStatus, toolCalls: Record<string, ToolCa
   return running ? { ...chrome, label: `Running ${running.name}…` } : chrome;
 }
 
-export const SETTLED: readonly ChromeStatus[] = ["WAITING", "COMPLETED", "FAILED", "CANCELLED"];
+/** A thread status in which nothing runs (protocol/lifecycle.ts); NEW and LOADING are not. */
+export function settled(status: ChromeStatus): status is ThreadStatus {
+  return status !== "NEW" && status !== "LOADING" && isSettled(status);
+}
 
 export type CardStatus = "Running" | "Complete" | "Failed";
 
@@ -49,6 +53,6 @@ export function cardStatus(
 ): CardStatus {
   if (server?.status === "failed") return "Failed";
   if (renderStatus === "complete" || server?.status === "complete") return "Complete";
-  if (SETTLED.includes(thread)) return "Complete";
+  if (settled(thread)) return "Complete";
   return "Running";
 }

@@ -4,7 +4,7 @@
  *
  *   run       -> POST /api/agents/:agentId/run      (the run outlives the runtime's subscription)
  *   connect   -> POST /api/agents/:agentId/connect  (replay + live tail; ends when nothing runs)
- *   isRunning -> GET  /api/threads/:threadId        (PENDING, RUNNING or CANCELLING)
+ *   isRunning -> GET  /api/threads/:threadId        (an active status: protocol/lifecycle.ts)
  *   stop      -> POST /api/threads/:threadId/cancel (durable, from any instance)
  *
  * Every call carries the caller's forwardable headers (Authorization, x-*), so API keys and
@@ -19,10 +19,9 @@ import {
   type AgentRunnerStopRequest,
 } from "@copilotkit/runtime/v2";
 import type { Observable } from "rxjs";
+import { isActive } from "../../protocol/lifecycle.ts";
 import { callerContext } from "./request-context.ts";
 import { cancelThread, getThread, postEvents, type Target } from "./threadline-http.ts";
-
-const ACTIVE = new Set(["PENDING", "RUNNING", "CANCELLING"]);
 
 export interface ThreadlineRunnerOptions {
   /** Our server's origin; by default the address the runtime's own request came in on. */
@@ -64,7 +63,7 @@ export class ThreadlineAgentRunner extends AgentRunner {
 
   async isRunning({ threadId }: AgentRunnerIsRunningRequest): Promise<boolean> {
     const thread = await getThread(this.#target(), threadId);
-    return thread !== null && ACTIVE.has(thread.status);
+    return thread !== null && isActive(thread.status);
   }
 
   async stop({ threadId, runId }: AgentRunnerStopRequest): Promise<boolean> {

@@ -2,7 +2,7 @@
  * Cancellation from any instance: the request is an event in the log (workflow.cancelling), which
  * the run's executor hears wherever it runs; a run nobody executes any more is settled here.
  */
-import { isActive } from "../../protocol/status.ts";
+import { canCancel } from "../../protocol/lifecycle.ts";
 import { ThreadNotFoundError } from "../store/errors.ts";
 import type { ThreadRow } from "../store/types.ts";
 import { drainQueue } from "./admission.ts";
@@ -12,7 +12,7 @@ import type { EngineCore } from "./engine-core.ts";
 export async function cancelRun(core: EngineCore, threadId: string, reason: string): Promise<ThreadRow | null> {
   const { store, executor } = core;
   const thread = await store.getThread(threadId);
-  if (!thread || !isActive(thread.status) || thread.status === "CANCELLING") return thread;
+  if (!thread || !canCancel(thread.status)) return thread;
   const runId = thread.activeRunId ?? undefined;
   if (!runId) return thread;
   try {

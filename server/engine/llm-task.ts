@@ -13,8 +13,20 @@ import type { RunContext } from "./run-context.ts";
 
 interface OpenToolCall {
   id: string;
+  /** the upstream's id, when the engine minted `id` instead (protocol/events.ts ToolCallOriginSchema) */
+  providerId?: string;
   name: string;
   args: string;
+}
+
+/** Every tool-call id the conversation already uses, on a call or on a result. */
+function usedToolCallIds(messages: readonly Message[]): Set<string> {
+  const used = new Set<string>();
+  for (const m of messages) {
+    if (m.role === "tool") used.add(m.toolCallId);
+    else if (m.role === "assistant") for (const c of m.toolCalls ?? []) used.add(c.id);
+  }
+  return used;
 }
 
 export function systemPrompt(ctx: RunContext): string {
@@ -56,6 +68,7 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   let textOpen = false;
   let reasoning: { id: string; content: string; open: boolean } | undefined;
   const calls = new Map<number, OpenToolCall>();
+  const usedIds = usedToolCallIds(ctx.messages);
 
   const closeReasoning = () => {
     if (reasoning?.open) {
@@ -93,11 +106,15 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
           break;
         case "tool_call_start": {
           closeReasoning();
-          const id = d.id || ctx.ids.toolCall();
-          calls.set(d.index, { id, name: d.name, args: "" });
+          // The upstream's id unless the thread already has it (or it gave none): then ours.
+          const fresh = d.id !== "" && !usedIds.has(d.id);
+          const id = fresh ? d.id : ctx.ids.toolCall();
+          const providerId = !fresh && d.id !== "" ? d.id : undefined;
+          usedIds.add(id);
+          calls.set(d.index, { id, ...(providerId && { providerId }), name: d.name, args: "" });
           writer.emit({
             type: "toolcall.started",
-            data: { runId, toolCallId: id, name: d.name, parentMessageId: messageId },
+            data: { runId, toolCallId: id, name: d.name, parentMessageId: messageId, ...(providerId && { providerToolCallId: providerId }) },
           });
           break;
         }
@@ -160,6 +177,7 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
     id: c.id,
     type: "function",
     function: { name: c.name, arguments: c.args },
+    ...(c.providerId && { metadata: { providerToolCallId: c.providerId } }),
   }));
   // No text beside tool calls: no `content`, as every client that watched the stream built it
   // (TOOL_CALL_START creates the message without one), so a reload shows the same message.

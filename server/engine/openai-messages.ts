@@ -8,8 +8,15 @@
  * to each 'tool_call_id'"), which would wedge the thread for good. So each call's result is
  * placed right after the assistant message that made it, a missing one is stated as missing,
  * and an orphan result is dropped.
+ *
+ * Tool-call ids are the log's (unique per thread); where the engine minted one because the
+ * upstream repeated its own, the call and its result go back under the upstream's id
+ * (providerToolCallIdOf), so the model reads the ids it generated. Within one assistant message
+ * an id stays unique: a call whose upstream id an earlier call of the message already took keeps
+ * the log's id, since the upstream could not pair two results with one id anyway.
  */
 import type { ContentPart, Message, PartSource, ToolMessage } from "@ag-ui/core";
+import { providerToolCallIdOf } from "../../protocol/events.ts";
 import type {
   ChatCompletionContentPart,
   ChatCompletionContentPartText,
@@ -40,18 +47,23 @@ export function toOpenAIMessages(messages: Message[], systemPrompt: string): Cha
         out.push({ role: "user", content: typeof m.content === "string" ? m.content : m.content.map(userPart) });
         break;
       case "assistant": {
-        const calls = (m.toolCalls ?? []).map(
-          (c): ChatCompletionMessageToolCall => ({
-            id: c.id,
+        const taken = new Set<string>();
+        const calls = (m.toolCalls ?? []).map((c) => {
+          const upstream = providerToolCallIdOf(c);
+          const id = taken.has(upstream) ? c.id : upstream;
+          taken.add(id);
+          const call: ChatCompletionMessageToolCall = {
+            id,
             type: "function",
             // A call without arguments may have streamed none; providers reject "" on replay.
             function: { name: c.function.name, arguments: c.function.arguments || "{}" },
-          }),
-        );
+          };
+          return { logId: c.id, call };
+        });
         if (!m.content && calls.length === 0) break;
-        out.push({ role: "assistant", content: m.content || null, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
-        for (const call of calls) {
-          const result = results.get(call.id);
+        out.push({ role: "assistant", content: m.content || null, ...(calls.length > 0 ? { tool_calls: calls.map((c) => c.call) } : {}) });
+        for (const { logId, call } of calls) {
+          const result = results.get(logId);
           out.push({
             role: "tool",
             tool_call_id: call.id,

@@ -3,12 +3,25 @@
  * appendBatch). Pure: no I/O, so that what a flush writes can be read and tested on its own.
  *
  * Per thread it works out how many sequence numbers to allocate, the status the thread ends in
- * (the last status-moving event wins, protocol/status.ts statusAfter) and what happens to its
- * active run; per run, the status its lifecycle events leave it in.
+ * (the last status-moving event wins) and what happens to its active run; per run, the status its
+ * lifecycle events leave it in. What each event does is protocol/lifecycle.ts's, not restated.
+ *
+ * The transition table is enforced here: a batch whose events would move a thread from a status
+ * it knows (an earlier event of the batch) to one the table forbids throws IllegalTransitionError,
+ * naming both. The first move of each thread in a batch starts from the row's status, which only
+ * the database knows; for cancels the SQL guard checks it there (sql/lifecycle.ts).
  */
 import { runIdOf, type WorkflowEvent } from "../../protocol/events.ts";
-import { statusAfter, type ThreadStatus } from "../../protocol/status.ts";
-import type { RunAdmission as Admission, RunStatus } from "./types.ts";
+import {
+  activeRunAfter,
+  assertLegalSequence,
+  runStatusAfter,
+  step,
+  type RunStatus,
+  type ThreadStatus,
+  type Walk,
+} from "../../protocol/lifecycle.ts";
+import type { RunAdmission } from "./types.ts";
 
 export interface PendingAppend {
   threadId: string;
@@ -16,9 +29,8 @@ export interface PendingAppend {
   /** Commit only while this owner holds the thread's lease (EventStore.append's `leaseOwner`). */
   fence?: string;
   /** A run's admission (AppendOptions.admit). Never shares a batch with its thread's other appends. */
-  admit?: Admission;
+  admit?: RunAdmission;
 }
-
 
 export interface BatchPlan {
   /** one entry per thread, sorted by thread id: the order in which rows are locked */
@@ -63,64 +75,26 @@ export interface BatchPlan {
   firstOffsets: number[];
 }
 
-/** What a lifecycle event does to its run row; undefined for the other events. */
-function runStatusAfter(e: WorkflowEvent): RunStatus | undefined {
-  switch (e.type) {
-    case "run.accepted":
-    case "workflow.started":
-    case "workflow.resumed":
-      return "running";
-    case "workflow.suspended":
-      return "waiting";
-    case "workflow.completed":
-      return "completed";
-    case "workflow.failed":
-      return "failed";
-    case "workflow.cancelled":
-      return "cancelled";
-    default:
-      return undefined;
-  }
-}
-
-/** What an event does to threads.active_run_id: set it to its run, clear it, or nothing. */
-function activeRunAfter(e: WorkflowEvent): "set" | "clear" | undefined {
-  switch (e.type) {
-    case "run.accepted":
-    case "workflow.started":
-    case "workflow.resumed":
-      return "set";
-    case "workflow.suspended":
-    case "workflow.completed":
-    case "workflow.failed":
-    case "workflow.cancelled":
-      return "clear";
-    default:
-      return undefined;
-  }
-}
-
-interface ThreadAcc {
+interface ThreadAcc extends Walk {
   count: number;
-  status: ThreadStatus | null;
   touchActive: boolean;
   activeRunId: string | null;
-  cancelGuard: boolean;
   fence: string | null;
-  admit: Admission | null;
-}
-
-/** A cancel moves a thread only while a run is live there; after the run's end it is a no-op. */
-export function cancelApplies(cancelStatus: ThreadStatus, current: ThreadStatus): boolean {
-  if (cancelStatus === "CANCELLING") return current === "PENDING" || current === "RUNNING";
-  if (cancelStatus === "CANCELLED") return current === "PENDING" || current === "RUNNING" || current === "CANCELLING";
-  return true;
+  admit: RunAdmission | null;
 }
 
 interface RunAcc {
   threadId: string;
   status: RunStatus;
   input: string | null;
+}
+
+/**
+ * Checks one append on its own before it is queued: an illegal sequence is refused to its caller
+ * alone, with nothing written, instead of failing the batch it would have joined.
+ */
+export function assertLegalAppend(threadId: string, events: readonly WorkflowEvent[]): void {
+  assertLegalSequence(events, threadId);
 }
 
 export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
@@ -147,25 +121,13 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
       events.types.push(e.type);
       events.data.push(JSON.stringify(e.data));
 
-      const next = statusAfter(e);
-      const isCancel = e.type === "workflow.cancelling" || e.type === "workflow.cancelled";
-      let ignored = false;
-      if (next && isCancel && t.status === null) {
-        t.status = next;
-        t.cancelGuard = true;
-      } else if (next && isCancel) {
-        ignored = !cancelApplies(next, t.status!);
-        if (!ignored) t.status = next;
-      } else if (next) {
-        t.status = next;
-        t.cancelGuard = false;
-      }
+      const { ignored } = step(t, e, threadId);
       const active = ignored ? undefined : activeRunAfter(e);
       if (active) {
         t.touchActive = true;
         t.activeRunId = active === "set" ? runId : null;
       }
-      const runStatus = runStatusAfter(e);
+      const runStatus = ignored ? undefined : runStatusAfter(e);
       if (runStatus && runId) {
         const r = runs.get(runId) ?? { threadId, status: runStatus, input: null };
         r.status = runStatus;

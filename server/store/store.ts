@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { STREAM_EVENT_TYPES } from "../../protocol/events.ts";
 import { DEFAULT_TENANT } from "../tenant.ts";
+import { assertLegalAppend } from "./batch.ts";
 import type { Db } from "./db.ts";
 import { InvalidCursorError, ThreadNotFoundError, ThreadNotOwnedError } from "./errors.ts";
 import type { DoorbellListener } from "./listener.ts";
@@ -112,7 +113,15 @@ export function createEventStore(parts: StoreParts): EventStore {
       }
     },
 
-    append: (threadId, events, opts) => writer.append(threadId, events, { fence: opts?.leaseOwner, admit: opts?.admit }),
+    append(threadId, events, opts) {
+      // Refused alone, before it can join (and fail) a batch: batch.ts enforces the same table.
+      try {
+        assertLegalAppend(threadId, events);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return writer.append(threadId, events, { fence: opts?.leaseOwner, admit: opts?.admit });
+    },
 
     read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),
 

@@ -3,7 +3,7 @@
  * Two implementations share one set of numbered SQL migrations: Postgres (pg) and PGlite.
  */
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
-import type { ThreadStatus } from "../../protocol/status.ts";
+import type { RunStatus, ThreadStatus } from "../../protocol/lifecycle.ts";
 
 export interface ThreadRow {
   threadId: string;
@@ -20,7 +20,7 @@ export interface ThreadRow {
   updatedAt: number;
 }
 
-export type RunStatus = "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled";
+export type { RunStatus } from "../../protocol/lifecycle.ts";
 
 export interface RunRow {
   runId: string;

@@ -141,3 +141,29 @@ describe("toOpenAIMessages", () => {
     ]);
   });
 });
+
+describe("toOpenAIMessages: tool-call ids the engine minted", () => {
+  it("sends each call and its result under the upstream's own id, kept in the call's metadata", () => {
+    const origin = (id: string) => ({ metadata: { providerToolCallId: id } });
+    const call = (id: string, extra = {}) => ({ id, type: "function" as const, function: { name: "lookup", arguments: "{}" }, ...extra });
+    const out = toOpenAIMessages(
+      [
+        { id: "a1", role: "assistant", toolCalls: [call("call_0")] },
+        { id: "t1", role: "tool", toolCallId: "call_0", content: "one" },
+        // a later turn that repeated "call_0", and an answer that said it twice
+        { id: "a2", role: "assistant", toolCalls: [call("call-m2", origin("call_0")), call("call-m3", origin("call_0"))] },
+        { id: "t2", role: "tool", toolCallId: "call-m2", content: "two" },
+        { id: "t3", role: "tool", toolCallId: "call-m3", content: "three" },
+      ],
+      "",
+    );
+    expect(out.map((m) => [m.role, "tool_calls" in m ? m.tool_calls?.map((c) => c.id) : "tool_call_id" in m ? m.tool_call_id : null, m.content ?? null])).toEqual([
+      ["assistant", ["call_0"], null],
+      ["tool", "call_0", "one"],
+      // the second "call_0" of one message keeps the log's id: the upstream could not pair two
+      ["assistant", ["call_0", "call-m3"], null],
+      ["tool", "call_0", "two"],
+      ["tool", "call-m3", "three"],
+    ]);
+  });
+});

@@ -1,6 +1,6 @@
 /**
- * The thread status machine (the seeds' WorkflowStatus): legal and illegal transitions, the
- * error's wording, and which status each workflow event moves a thread to.
+ * The thread status machine (protocol/lifecycle.ts, through status.ts's re-exports): legal and
+ * illegal transitions, the error's wording, and which status each workflow event moves a thread to.
  */
 import { describe, expect, it } from "vitest";
 import type { WorkflowEvent } from "../../protocol/events.ts";
@@ -22,15 +22,19 @@ const legal: Array<[ThreadStatus | null, ThreadStatus]> = [
   ["PENDING", "RUNNING"],
   ["PENDING", "CANCELLED"],
   ["PENDING", "CANCELLING"],
+  ["PENDING", "PENDING"], // a new thread's first batch: thread.created, then run.accepted
   ["RUNNING", "WAITING"],
   ["RUNNING", "RUNNING"], // recovery: workflow.resumed
   ["RUNNING", "PENDING"], // a run whose lease expired is queued again
   ["RUNNING", "COMPLETED"],
   ["RUNNING", "FAILED"],
   ["RUNNING", "CANCELLING"],
+  ["RUNNING", "CANCELLED"],
   ["WAITING", "PENDING"],
   ["CANCELLING", "CANCELLED"],
   ["CANCELLING", "FAILED"],
+  ["CANCELLING", "COMPLETED"], // the run's own end crossed the cancel in flight
+  ["CANCELLING", "WAITING"],
   ["COMPLETED", "PENDING"], // a new run reopens a thread
   ["FAILED", "PENDING"],
   ["CANCELLED", "PENDING"],
@@ -42,7 +46,9 @@ const illegal: Array<[ThreadStatus | null, ThreadStatus]> = [
   ["WAITING", "RUNNING"],
   ["WAITING", "CANCELLING"],
   ["CANCELLING", "RUNNING"],
-  ["CANCELLING", "COMPLETED"],
+  ["CANCELLING", "CANCELLING"],
+  ["WAITING", "CANCELLED"], // a cancel never moves a settled thread
+  ["WAITING", "COMPLETED"],
   ["COMPLETED", "RUNNING"],
   ["FAILED", "COMPLETED"],
   ["CANCELLED", "RUNNING"],
@@ -71,7 +77,7 @@ describe("transitions", () => {
   });
 
   it("the error says where the thread may go instead", () => {
-    expect(() => assertTransition("WAITING", "RUNNING")).toThrow(/from WAITING it may go to PENDING, COMPLETED, CANCELLED/);
+    expect(() => assertTransition("WAITING", "RUNNING")).toThrow(/from WAITING it may go to PENDING$/);
     expect(() => assertTransition(null, "RUNNING")).toThrow(/a new thread starts as PENDING/);
   });
 });

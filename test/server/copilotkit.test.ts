@@ -3,6 +3,7 @@
  * caller's auth header), connect replays from the store (also after a restart, on a new
  * instance), stop cancels durably. Checked over HTTP as CopilotKit's browser core calls it.
  */
+import { defaultAgent } from "../../server/agents/default-agent.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemoUpstream } from "../../server/demo/upstream.ts";
 import { backends, openStore, startTestServer } from "../support/server.ts";
@@ -61,7 +62,9 @@ describe.each(backends())("CopilotKit runtime on %s", (backend) => {
   });
 
   it("stop cancels the run durably", async () => {
-    const server = await startTestServer({ backend, llmUrl: upstream.url });
+    // Plan steps long enough that the run cannot end on its own before the stop reaches it,
+    // however loaded the machine: the steps wait on the abort signal, so the test stays quick.
+    const server = await startTestServer({ backend, llmUrl: upstream.url, agents: [defaultAgent({ planStepDelayMs: 60_000 })] });
     try {
       const run = await postSse(`${server.url}/api/copilotkit/agent/default/run`, input("ck-stop", "ck-r2", "make a plan to test stop"));
       await run.waitFor((f) => f.event.type === "STATE_DELTA");

@@ -46,7 +46,7 @@ export function threadsContract(ctx: ContractContext): void {
       const store = ctx.store();
       const threadId = await newThread();
       const runId = randomId("run");
-      await store.append(threadId, [ev.runAccepted(runId), ev.delta(runId, "x"), ev.completed(runId)]);
+      await store.append(threadId, [ev.runAccepted(runId), ev.started(runId), ev.delta(runId, "x"), ev.completed(runId)]);
       expect(await store.deleteThread(threadId)).toBe("deleted");
       expect(await store.deleteThread(threadId)).toBe("not_found");
       expect(await store.getThread(threadId)).toBeNull();
@@ -270,7 +270,7 @@ export function threadsContract(ctx: ContractContext): void {
       }
       const idle = await newThread(store); // PENDING without a run: nothing to recover
       const done = await newThread(store);
-      await store.append(done, [ev.runAccepted(randomId("run")), ev.completed("x")]);
+      await store.append(done, [ev.runAccepted(randomId("run")), ev.started("x"), ev.completed("x")]);
       const alive = await newThread(store);
       await store.append(alive, [ev.runAccepted(randomId("run"))]);
       await store.acquireLease(alive, "alive", 60_000);

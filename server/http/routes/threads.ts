@@ -4,6 +4,7 @@
  */
 import { Router, type Request } from "express";
 import { z } from "zod";
+import { endsRun } from "../../../protocol/lifecycle.ts";
 import { Reconstructor } from "../../../protocol/reconstruct.ts";
 import { isActive, isSettled, ThreadStatusSchema } from "../../../protocol/status.ts";
 import type { Engine } from "../../engine/engine.ts";
@@ -151,7 +152,7 @@ async function waitForSettled(store: EventStore, threadId: string, timeoutMs: nu
   if (!thread || isSettled(thread.status)) return thread;
   try {
     for await (const batch of store.follow(threadId, thread.lastSeq, stop)) {
-      if (batch.some((e) => e.type === "workflow.cancelled" || e.type === "workflow.failed" || e.type === "workflow.suspended" || e.type === "workflow.completed")) break;
+      if (batch.some(endsRun)) break;
     }
   } catch {
     // timed out: report what the row says now

@@ -2,6 +2,7 @@
 import type { StoredEvent } from "../../../protocol/events.ts";
 import type { BatchPlan } from "../batch.ts";
 import { toMs, toNum, type Queryable, type Row, type Statement } from "../db.ts";
+import { ignoredCancelSql, SETTLED_RUN_STATUSES_SQL, settlesSql } from "./lifecycle.ts";
 
 export interface AppendedThread {
   threadId: string;
@@ -29,11 +30,11 @@ export interface AppendedThread {
  * arriving after the run already ended changes nothing. Cancel comes from any instance and may
  * cross the run's own end in flight; letting it win would leave a thread CANCELLING with no run
  * to finish it: the "Cancelling..." forever this server exists to prevent. `t` is the row as
- * locked (its newest version), so the check sees what the run's executor committed.
+ * locked (its newest version), so the check sees what the run's executor committed. Both
+ * fragments are rendered from protocol/lifecycle.ts (sql/lifecycle.ts).
  */
-const ignoredCancel = `(c.cancel_guard and (c.status = 'CANCELLING' and t.status not in ('PENDING', 'RUNNING')
-  or c.status = 'CANCELLED' and t.status not in ('PENDING', 'RUNNING', 'CANCELLING')))`;
-const settles = `(c.status in ('WAITING', 'COMPLETED', 'FAILED', 'CANCELLED') and not ${ignoredCancel})`;
+const ignoredCancel = ignoredCancelSql("c", "t");
+const settles = settlesSql("c", "t");
 
 export function appendBatch(s: string, plan: BatchPlan): Statement {
   const { threads: t, events: e, runs: r } = plan;
@@ -207,7 +208,7 @@ export async function deleteStreamEvents(
      where e.run_id = r.run_id
        and e.thread_id = r.thread_id
        and e.type = any($2::text[])
-       and r.status in ('waiting', 'completed', 'failed', 'cancelled')
+       and r.status in ${SETTLED_RUN_STATUSES_SQL}
        and r.updated_at < now() - $1::float8 * interval '1 millisecond'`,
     [olderThanMs, streamTypes],
   );

@@ -5,6 +5,7 @@
  */
 import type { Queryable } from "../db.ts";
 import type { ThreadRow } from "../types.ts";
+import { ACTIVE_THREAD_STATUSES_SQL } from "./lifecycle.ts";
 import { threadFromRow, type ThreadDbRow } from "./threads.ts";
 
 /**
@@ -54,7 +55,7 @@ export async function releaseLease(db: Queryable, s: string, threadId: string, o
 }
 
 /**
- * Claims active threads (PENDING, RUNNING, CANCELLING) with a run and no live lease: the work
+ * Claims active threads (protocol/lifecycle.ts ACTIVE_STATUSES) with a run and no live lease: the work
  * of an instance that died. SKIP LOCKED lets concurrent claimers pass each other's candidates,
  * and the row lock re-checks the condition on the newest row version, so a thread is never
  * claimed twice. A thread without an active run (created, no run accepted yet) has nothing to
@@ -71,7 +72,7 @@ export async function claimExpiredLeases(
     `with candidates as (
        select thread_id
        from ${s}.threads
-       where status in ('PENDING', 'RUNNING', 'CANCELLING')
+       where status in ${ACTIVE_THREAD_STATUSES_SQL}
          and active_run_id is not null
          and (lease_expires_at is null or lease_expires_at <= now())
        order by lease_expires_at nulls first, thread_id

@@ -6,6 +6,7 @@
 import type { ThreadStatus } from "../../../protocol/status.ts";
 import { toMs, toMsOrNull, toNum, type Queryable } from "../db.ts";
 import type { DeleteOutcome, ThreadRow } from "../types.ts";
+import { ACTIVE_THREAD_STATUSES_SQL } from "./lifecycle.ts";
 
 export interface ThreadDbRow {
   thread_id: string;
@@ -117,7 +118,7 @@ export async function selectThreadPage(
 export async function deleteThread(db: Queryable, s: string, threadId: string, tenantId: string | null): Promise<DeleteOutcome> {
   const { rows } = await db.query<{ deleted: boolean }>(
     `with target as (
-       select thread_id, status in ('PENDING', 'RUNNING', 'CANCELLING') and active_run_id is not null
+       select thread_id, status in ${ACTIVE_THREAD_STATUSES_SQL} and active_run_id is not null
               or exists (select 1 from ${s}.runs r where r.thread_id = t.thread_id and r.status = 'queued') as busy
        from ${s}.threads t
        where thread_id = $1::text and ($2::text is null or tenant_id = $2::text)

@@ -44,9 +44,6 @@ export async function untilEvent(
   }
 }
 
-/** Statuses that mean the thread's run has ended. */
-export const SETTLED = ["WAITING", "COMPLETED", "FAILED", "CANCELLED"];
-
 /**
  * A JSON value with the ids that differ between two runs of the same script masked: message,
  * tool-call, thread and run ids become their order of first appearance, timestamps go away.
