@@ -1,12 +1,13 @@
 /**
  * The workflow event vocabulary: what the engine appends to the log, one row per event.
  *
- * Two kinds, as the seeds split them:
+ * Two kinds:
  * - durable events (lifecycle, tasks, messages, state, usage, signals) are the conversation;
  *   snapshot reconstruction reads only these.
  * - stream events (`text.*`, `reasoning.*`, `toolcall.*`, `terminal.output`, `activity.delta`)
- *   are the progress of a running task. The seeds dropped them; we keep them for the life of a
- *   run so a client can resume mid-message, and compact them away after the run (retention).
+ *   are the progress of a running task. Dropping them at once would lose a client's place in a
+ *   half-streamed message; they are kept for the life of a run so a client can resume
+ *   mid-message, and compacted away after the run (retention), when the durable message says it all.
  *
  * Every AG-UI frame a client sees is projected from these (protocol/project.ts). The payloads
  * reuse AG-UI's own message, tool and usage schemas so that nothing is translated twice.

@@ -4,10 +4,11 @@
  * they carried is in the durable message.appended that follows them. This is what a page reload,
  * the REST thread view and the engine (to rebuild the LLM's history) read.
  *
- * The seeds' key rule holds here: a tool call without a result is "running" only while the thread
+ * The lifecycle's key rule holds here: a tool call without a result is "running" only while the thread
  * is PENDING, RUNNING or CANCELLING. Once it is WAITING or terminal nothing runs, so every call is
  * "complete", or "failed" if its task failed. Rejected: deriving a call's status from the stream
- * (toolcall.started without a result), which is the seeds' "Running forever after reload" bug.
+ * (toolcall.started without a result), which shows a call interrupted by a crash or a cancel as
+ * "Running" forever after a reload.
  */
 import { EventType, type ContentPart, type Message, type TokenUsage } from "@ag-ui/core";
 import { isStreamEvent, type StoredEvent } from "./events.ts";

@@ -1,5 +1,5 @@
 /**
- * The status chrome, from the thread's workflow status (the seeds' table): what the page shows,
+ * The status chrome, from the thread's workflow status (one row per status): what the page shows,
  * whether the input is enabled and whether Cancel is offered. "NEW" is a thread with no run yet.
  */
 import { isSettled } from "../../protocol/lifecycle.ts";
@@ -44,7 +44,8 @@ export type CardStatus = "Running" | "Complete" | "Failed";
 
 /**
  * A tool card's status. The server's view wins once it has one; and once the thread is WAITING
- * or terminal nothing runs, so no card says Running (the seeds' key rule), reload or not.
+ * or terminal nothing runs, so no card says Running (a card left Running by a lost
+ * stream would stay so forever), reload or not.
  */
 export function cardStatus(
   renderStatus: "inProgress" | "executing" | "complete",

@@ -1,4 +1,4 @@
-/** The status chrome of the seeds' table: label and spinner, Cancel while RUNNING, and banners. */
+/** The status chrome, one row per thread status: label and spinner, Cancel while RUNNING, and banners. */
 import type { WorkflowEvent } from "../api.ts";
 import type { Chrome, ChromeStatus } from "../status.ts";
 
