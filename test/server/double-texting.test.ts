@@ -7,19 +7,8 @@ import type { LLMock } from "@copilotkit/aimock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 import { isType, postSse } from "../support/sse-client.ts";
-import { gatedAgent, startGatedUpstream, type GatedAgent } from "./support.ts";
+import { gatedAgent, runBody, startGatedUpstream, user, type GatedAgent } from "./support.ts";
 
-let n = 0;
-const user = (text: string) => ({ id: `u-${++n}`, role: "user", content: text });
-const runBody = (threadId: string, messages: object[], extra: object = {}) => ({
-  threadId,
-  runId: `run-${++n}`,
-  messages,
-  state: {},
-  tools: [],
-  context: [],
-  ...extra,
-});
 
 describe.each(backends())("double texting on %s", (backend) => {
   let upstream: { mock: LLMock; url: string };

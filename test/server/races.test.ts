@@ -14,19 +14,8 @@ import type { EventStore } from "../../server/store/types.ts";
 import { createThreadline } from "../../server/threadline.ts";
 import { backends, openStore, startTestServer, type TestServer } from "../support/server.ts";
 import { isType, postSse } from "../support/sse-client.ts";
-import { gatedAgent, startGatedUpstream, type GatedAgent } from "./support.ts";
+import { gatedAgent, runBody, startGatedUpstream, user, type GatedAgent } from "./support.ts";
 
-let n = 0;
-const user = (text: string) => ({ id: `u-${++n}`, role: "user", content: text });
-const runBody = (threadId: string, messages: object[], extra: object = {}) => ({
-  threadId,
-  runId: `run-${++n}`,
-  messages,
-  state: {},
-  tools: [],
-  context: [],
-  ...extra,
-});
 
 type Hooks = { beforeAdmit?: () => Promise<void>; beforeEnqueue?: () => Promise<void> };
 

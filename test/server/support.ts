@@ -100,3 +100,19 @@ export async function startGatedUpstream(): Promise<{ mock: LLMock; url: string 
   const base = await mock.start();
   return { mock, url: `${base.replace(/\/$/, "")}/v1` };
 }
+
+let counter = 0;
+
+/** A user message with a fresh id. */
+export const user = (text: string) => ({ id: `u-${++counter}`, role: "user", content: text });
+
+/** A RunAgentInput for `threadId` with a fresh run id. */
+export const runBody = (threadId: string, messages: object[], extra: object = {}) => ({
+  threadId,
+  runId: `run-${++counter}`,
+  messages,
+  state: {},
+  tools: [],
+  context: [],
+  ...extra,
+});
