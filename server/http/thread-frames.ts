@@ -1,5 +1,5 @@
 /**
- * A thread's log as the streams read it: in pages (LOG_PAGE_SIZE events), one page at a time,
+ * A thread's log as the streams read it: in pages (store.logPageSize events), one page at a time,
  * yielding to the event loop between pages, and projected to AG-UI frames.
  *
  * One page at a time: the caller writes a page's frames (awaiting the socket's drain) before the
@@ -18,7 +18,6 @@ import type { StoredEvent } from "../../protocol/events.ts";
 import type { Frame } from "../../protocol/frames.ts";
 import { Projector } from "../../protocol/project.ts";
 import type { Metrics } from "../metrics.ts";
-import { LOG_PAGE_SIZE } from "../store/live.ts";
 import type { EventStore } from "../store/types.ts";
 
 export { isTerminalFrame } from "../../protocol/replay.ts";
@@ -46,12 +45,12 @@ export async function* backlogPages(
 ): AsyncGenerator<StoredEvent[], void, undefined> {
   let cursor = after;
   while (!signal.aborted) {
-    const page = await store.read(threadId, { after: cursor, limit: LOG_PAGE_SIZE });
+    const page = await store.read(threadId, { after: cursor, limit: store.logPageSize });
     metrics?.logPagesRead.inc();
     if (signal.aborted || page.length === 0) return;
     cursor = page[page.length - 1]!.seq;
     yield page;
-    if (page.length < LOG_PAGE_SIZE) return;
+    if (page.length < store.logPageSize) return;
     await yieldToLoop();
   }
 }

@@ -20,8 +20,10 @@ export const LIVE_BUFFER_EVENTS = 4096;
 /**
  * Events per read of the log, for live feeds, replays and reloads alike: what one stream holds in
  * memory at a time is one page (plus the frames of one event and the socket's high-water mark).
+ * Per backend (EventStore.logPageSize): PGlite's queries run on the event loop itself, so its
+ * pages are smaller; a 500-event page there blocked the loop for about 40 ms on its own.
  */
-export const LOG_PAGE_SIZE = 500;
+export const LOG_PAGE_SIZE = { postgres: 500, pglite: 200 } as const;
 
 export class Subscription {
   #buffer: StoredEvent[] = [];
@@ -144,7 +146,7 @@ export async function* follow(
   after: number,
   signal: AbortSignal,
 ): AsyncGenerator<StoredEvent[], void, undefined> {
-  const pageSize = deps.pageSize ?? LOG_PAGE_SIZE;
+  const pageSize = deps.pageSize ?? LOG_PAGE_SIZE.postgres;
   const { sub, unsubscribe } = deps.feed.subscribe(threadId);
   try {
     await deps.listening(signal);

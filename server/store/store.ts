@@ -9,7 +9,7 @@ import { assertLegalAppend } from "./batch.ts";
 import type { Db } from "./db.ts";
 import { InvalidCursorError, ThreadNotFoundError, ThreadNotOwnedError } from "./errors.ts";
 import type { DoorbellListener } from "./listener.ts";
-import { follow, LiveFeed } from "./live.ts";
+import { follow, LiveFeed, LOG_PAGE_SIZE } from "./live.ts";
 import { assertMigrated, migrate } from "./migrate.ts";
 import { sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
@@ -98,6 +98,7 @@ export function createEventStore(parts: StoreParts): EventStore {
 
   return {
     kind: parts.kind,
+    logPageSize: LOG_PAGE_SIZE[parts.kind],
 
     migrate: () => migrate(db, schema),
 
@@ -134,6 +135,7 @@ export function createEventStore(parts: StoreParts): EventStore {
           read: (id, cursor, limit) => read(id, cursor, limit),
           listening: (sig) => listener.listening(sig),
           closed: () => closed,
+          pageSize: LOG_PAGE_SIZE[parts.kind],
         },
         threadId,
         after,

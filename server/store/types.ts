@@ -99,6 +99,8 @@ export interface FollowOptions {
 
 export interface EventStore {
   readonly kind: "postgres" | "pglite";
+  /** Events per page when the log is read in pages (live.ts LOG_PAGE_SIZE, per backend). */
+  readonly logPageSize: number;
 
   /** Runs the numbered migrations; safe when several processes call it at once. */
   migrate(): Promise<void>;

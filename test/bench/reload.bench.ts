@@ -10,7 +10,6 @@
  */
 import type { WorkflowEvent } from "../../protocol/events.ts";
 import { reconstruct } from "../../protocol/reconstruct.ts";
-import { LOG_PAGE_SIZE } from "../../server/store/live.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { backends, startTestServer } from "../support/server.ts";
 
@@ -114,7 +113,7 @@ for (const backend of backends()) {
     const rows: [string, () => Promise<string>][] = [
       ["baseline: the log read in pages, nothing done with it", async () => {
         let n = 0;
-        for (let after = 0, page; (page = await server.store.read(threadId, { after, limit: LOG_PAGE_SIZE })).length > 0; after = page.at(-1)!.seq) {
+        for (let after = 0, page; (page = await server.store.read(threadId, { after, limit: server.store.logPageSize })).length > 0; after = page.at(-1)!.seq) {
           n += page.length;
           await new Promise((r) => setImmediate(r)); // as the streams do between pages
         }

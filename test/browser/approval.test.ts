@@ -44,6 +44,9 @@ describeBrowser("approval (human in the loop) in the browser", () => {
     await page.reload();
     const card = page.locator('[data-testid="approval-card"][data-state="asking"]');
     await card.waitFor({ timeout: 20_000 });
+    // The reloaded page has re-attached to the thread (its status came from the server) before
+    // the answer is given: on a loaded machine the card can render before the connect ends.
+    await waitForStatus(page, "WAITING");
     await screenshot(page, "05d-approval-after-reload");
     await card.getByTestId("approve-button").click();
     await expect.poll(() => assistantMessages(page).last().textContent(), { timeout: 20_000 }).toContain("Approved, so I went ahead");

@@ -14,7 +14,6 @@ import { createServer, type Server } from "node:http";
 import { connect as netConnect, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkflowEvent } from "../../protocol/events.ts";
-import { LOG_PAGE_SIZE } from "../../server/store/live.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { untilEvent } from "../durability/support/threads.ts";
 import { backends, openStore, startTestServer, type TestServer } from "../support/server.ts";
@@ -178,7 +177,7 @@ describe.each(backends())("slow and vanishing readers on %s", (backend) => {
   it("a never-reading client on a long thread: the server stops reading the log for it; its close frees everything", async () => {
     const threadId = `long-${backend}`;
     const total = await longThread(server.store, threadId, gated.agent.id);
-    const totalPages = Math.ceil(total / LOG_PAGE_SIZE);
+    const totalPages = Math.ceil(total / server.store.logPageSize);
     const pagesBefore = await metric(server, "threadline_stream_log_pages_total");
     const framesBefore = await metric(server, "threadline_sse_frames_total");
 
@@ -193,7 +192,7 @@ describe.each(backends())("slow and vanishing readers on %s", (backend) => {
     expect(buffered).toBeGreaterThan(0);
     expect(buffered).toBeLessThanOrEqual(MAX_BUFFERED_FRAMES);
     // It read at most one page beyond what it wrote, and not the whole thread.
-    expect(pages).toBeLessThanOrEqual(Math.floor(frames / LOG_PAGE_SIZE) + 2);
+    expect(pages).toBeLessThanOrEqual(Math.floor(frames / server.store.logPageSize) + 2);
     expect(pages).toBeLessThan(totalPages);
     expect(frames).toBeLessThan(DELTAS);
 

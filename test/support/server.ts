@@ -61,7 +61,9 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     baseURL: opts.llmUrl,
     apiKey: "test",
     maxRetries: 0,
-    connectTimeoutMs: 5_000,
+    // Generous: a loaded CI machine can take seconds to accept a loopback connection; the tests
+    // that are about timeouts set their own.
+    connectTimeoutMs: 30_000,
     readTimeoutMs: opts.readTimeoutMs ?? 10_000,
   });
   const threadline = await createThreadline({
