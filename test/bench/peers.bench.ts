@@ -9,8 +9,8 @@
  * Prints one Markdown table (rows: metrics; columns: systems, then Threadline ÷ floor and
  * ÷ best peer, then the issue's goal for Threadline on Postgres) with the load average beside it.
  *
- *   npm run bench:peers                  full sizes (200 concurrent runs, 10k-token replays, …)
- *   npm run bench:peers -- --500         also 500 concurrent runs (heavy: minutes)
+ *   npm run bench:peers                  full sizes (200 and 500 concurrent runs, 10k-token replays, …): ~2 min
+ *   npm run bench:peers -- --no-500      without the 500-run scenario
  *   npm run bench:peers -- --quick       every scenario at small sizes, well under a minute
  *   npm run bench:peers -- --systems=floor,tl-postgres   only these (floor, copilotkit, tl-postgres, tl-pglite)
  *
@@ -26,7 +26,7 @@ import { renderTable, type Results } from "./peers/table.ts";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
-const with500 = args.includes("--500");
+const skip500 = args.includes("--no-500");
 const only = args.find((a) => a.startsWith("--systems="))?.slice("--systems=".length).split(",");
 
 const sizes: Sizes = quick
@@ -43,7 +43,7 @@ const sizes: Sizes = quick
       admissionRuns: 50,
       single: { tokens: 200, intervalMs: 20 },
       c200: { runs: 200, tokens: 100, intervalMs: 25 },
-      c500: with500 ? { runs: 500, tokens: 100, intervalMs: 25 } : undefined,
+      c500: skip500 ? undefined : { runs: 500, tokens: 100, intervalMs: 25 },
       replay: { tokens: 10_000, times: 10 },
       idleStreams: 1000,
       cancels: 10,
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
 
   const load1 = loads.map((l) => l[0]!);
   const pg = systems.find((s) => s.key === "tl-postgres")?.child.info;
-  console.log(`\n## bench:peers${quick ? " --quick" : ""}${with500 ? " --500" : ""}, ${new Date().toISOString()}\n`);
+  console.log(`\n## bench:peers${quick ? " --quick" : ""}${skip500 ? " --no-500" : ""}, ${new Date().toISOString()}\n`);
   console.log(`Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? "?"}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}${pg ? `, ${pg.replace(/ \(schema.*/, "")}` : ""}.`);
   console.log(
     `Load average (1/5/15 min): at start ${loads[0]!.map((l) => l.toFixed(2)).join(" / ")}, at end ${loads.at(-1)!.map((l) => l.toFixed(2)).join(" / ")}; 1-min load between scenarios ${Math.min(...load1).toFixed(2)}–${Math.max(...load1).toFixed(2)} on ${os.cpus().length} cores. Measured in ${minutes.toFixed(1)} min.\n`,

@@ -49,11 +49,12 @@ export async function serveChild(start: () => Promise<Served>): Promise<void> {
     const msg = raw as ParentMessage;
     if (msg.type === "stop") void stop(0);
     if (msg.type === "probe") {
+      // CPU first: the collections below are the probe's own work, not the system's.
+      const cpu = process.cpuUsage();
       // Two collections: the idle-stream figure reads memory that is live, not garbage not yet swept.
       const gc = (globalThis as { gc?: () => void }).gc;
       gc?.();
       gc?.();
-      const cpu = process.cpuUsage();
       const mem = process.memoryUsage();
       send({ type: "probe", id: msg.id, cpuMs: (cpu.user + cpu.system) / 1000, rss: mem.rss, heapUsed: mem.heapUsed });
     }

@@ -37,6 +37,7 @@ export function renderTable(rows: MetricDef[], systems: System[], results: Resul
     "metric",
     "unit",
     ...systems.map((s) => s.label),
+    ...(floor && peers.length > 0 ? ["best peer ÷ floor"] : []),
     ...threadlines.flatMap((s) => [`${s.label} ÷ floor`, `${s.label} ÷ best peer`]),
     "goal",
     judged ? `${judged.label}: met?` : "met?",
@@ -47,6 +48,7 @@ export function renderTable(rows: MetricDef[], systems: System[], results: Resul
     const floorValue = floor ? get(def.key, floor.key) : undefined;
     const peerValue = bestPeer(def, peers.map((p) => get(def.key, p.key)));
     const cells = [def.label, def.unit, ...systems.map((s) => fmt(get(def.key, s.key), def.unit))];
+    if (floor && peers.length > 0) cells.push(def.better !== "none" ? ratio(peerValue, floorValue) : "—");
     for (const t of threadlines) {
       const v = get(def.key, t.key);
       const relative = def.better !== "none";
