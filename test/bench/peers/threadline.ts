@@ -1,0 +1,55 @@
+/**
+ * Threadline under test (a child process of the benchmark): `createThreadline` exactly as a user
+ * mounts it, configured by loadConfig, aimed at the fake upstream. `postgres` runs on a fresh
+ * random schema of the Postgres at BENCH_DATABASE_URL (dropped on close); `pglite` on embedded
+ * PGlite in a temp DATA_DIR (removed on close). Whatever main's hot path is, this measures it.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { loadConfig } from "../../../server/config.ts";
+import { createThreadline } from "../../../server/threadline.ts";
+import { serveChild } from "./child.ts";
+
+const upstream = process.env.BENCH_UPSTREAM;
+if (!upstream) throw new Error("BENCH_UPSTREAM (the fake upstream's /v1 URL) is not set; start this through npm run bench:peers.");
+const backend = process.argv[2];
+if (backend !== "postgres" && backend !== "pglite") throw new Error(`Pass postgres or pglite, not ${backend}.`);
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+await serveChild(async () => {
+  const schema = `bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const dataDir = backend === "pglite" ? await mkdtemp(path.join(tmpdir(), "threadline-bench-")) : undefined;
+  const config = loadConfig({
+    ...(backend === "postgres" ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : { DATA_DIR: dataDir }),
+    OPENAI_BASE_URL: upstream,
+    OPENAI_API_KEY: "x",
+    LOG_LEVEL: "silent",
+  });
+  const threadline = await createThreadline({ config });
+  const port = await threadline.listen(0, "127.0.0.1");
+  let info = `Threadline on ${threadline.store.kind}`;
+  if (backend === "postgres") {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    const { rows } = await client.query<{ v: string }>("SELECT current_setting('server_version')::text AS v");
+    await client.end();
+    info += ` ${rows[0]?.v ?? "?"} (schema ${schema})`;
+  }
+  return {
+    port,
+    info,
+    async close() {
+      await threadline.close();
+      if (backend === "postgres") {
+        const client = new pg.Client({ connectionString: databaseUrl });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await client.end();
+      }
+      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+});
