@@ -11,6 +11,7 @@
  * "Running" forever after a reload.
  */
 import { EventType, type ContentPart, type Message, type TokenUsage } from "@ag-ui/core";
+import type { Checkpoint, FoldState } from "./checkpoint.ts";
 import { isStreamEvent, type StoredEvent } from "./events.ts";
 import { sumUsage, wireMessage, type Frame } from "./frames.ts";
 import { applyStatePatch } from "./state.ts";
@@ -72,6 +73,44 @@ export class Reconstructor {
   /** Position of the last event pushed (0 when none). */
   get lastSeq(): number {
     return this.#lastSeq;
+  }
+
+  /** The fold resumed from a checkpoint: pushing the events after it gives the fold of the whole log. */
+  static from(checkpoint: Checkpoint): Reconstructor {
+    const r = new Reconstructor();
+    const f = checkpoint.fold;
+    f.messages.forEach((m, i) => {
+      r.#messages.push(m as Message);
+      r.#index.set(m.id, i);
+    });
+    r.#usage.push(...f.usage);
+    for (const [task, call] of f.taskToolCalls) r.#taskToolCall.set(task, call);
+    for (const call of f.failedCalls) r.#failedCalls.add(call);
+    r.#threadId = f.threadId;
+    r.#status = f.status;
+    r.#state = f.state;
+    r.#lastEndedRunId = f.lastEndedRunId;
+    r.#activeRunId = f.activeRunId;
+    r.#lastSeq = checkpoint.seq;
+    r.#lastAt = f.lastAt;
+    return r;
+  }
+
+  /** What the fold holds, as JSON, for a checkpoint. */
+  toState(): FoldState {
+    return {
+      ...(this.#threadId !== undefined && { threadId: this.#threadId }),
+      status: this.#status,
+      messages: [...this.#messages],
+      state: this.#state,
+      usage: [...this.#usage],
+      taskToolCalls: [...this.#taskToolCall],
+      failedCalls: [...this.#failedCalls],
+      ...(this.#lastEndedRunId !== undefined && { lastEndedRunId: this.#lastEndedRunId }),
+      ...(this.#activeRunId !== undefined && { activeRunId: this.#activeRunId }),
+      lastSeq: this.#lastSeq,
+      lastAt: this.#lastAt,
+    };
   }
 
   push(e: StoredEvent): void {

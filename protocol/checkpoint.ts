@@ -1,0 +1,34 @@
+/**
+ * A checkpoint: what the reconstruction fold (reconstruct.ts Reconstructor) holds after a
+ * position of the log, stored so that a reload, a run's admission or a recovery folds only the
+ * events after it instead of the whole thread. It is written at the end of each run, in the
+ * commit of the run's terminal event; its `seq` is that position.
+ *
+ * The schema owns the shape; rows are written only by the store from a fold, so readers trust
+ * them (as they trust event rows) rather than parse them again on every reload.
+ */
+import { MessageSchema, TokenUsageSchema } from "@ag-ui/core/schemas";
+import { z } from "zod";
+import { ThreadStatusSchema } from "./status.ts";
+
+export const FoldStateSchema = z.object({
+  threadId: z.string().optional(),
+  status: ThreadStatusSchema.nullable(),
+  messages: z.array(MessageSchema),
+  state: z.unknown(),
+  usage: z.array(TokenUsageSchema),
+  /** task id -> tool call id, for the tasks that ran a tool */
+  taskToolCalls: z.array(z.tuple([z.string(), z.string()])),
+  failedCalls: z.array(z.string()),
+  lastEndedRunId: z.string().optional(),
+  activeRunId: z.string().optional(),
+  lastSeq: z.number().int().nonnegative(),
+  lastAt: z.number(),
+});
+export type FoldState = z.infer<typeof FoldStateSchema>;
+
+export interface Checkpoint {
+  /** the log position the fold stands for */
+  seq: number;
+  fold: FoldState;
+}
