@@ -21,6 +21,7 @@ import {
   type ThreadStatus,
   type Walk,
 } from "../../protocol/lifecycle.ts";
+import type { FoldState } from "../../protocol/checkpoint.ts";
 import type { RunAdmission } from "./types.ts";
 
 export interface PendingAppend {
@@ -30,6 +31,8 @@ export interface PendingAppend {
   fence?: string;
   /** A run's admission (AppendOptions.admit). Never shares a batch with its thread's other appends. */
   admit?: RunAdmission;
+  /** The fold as of this append's last event (AppendOptions.checkpoint). */
+  checkpoint?: FoldState;
 }
 
 export interface BatchPlan {
@@ -55,6 +58,8 @@ export interface BatchPlan {
     admitOwners: (string | null)[];
     admitTtls: (number | null)[];
     admitSeqs: (number | null)[];
+    /** The checkpoint the batch writes for the thread (JSON), as of its last event, or null. */
+    checkpoints: (string | null)[];
   };
   /** one entry per event, in queue order; seq = the thread's base + offset */
   events: {
@@ -81,6 +86,7 @@ interface ThreadAcc extends Walk {
   activeRunId: string | null;
   fence: string | null;
   admit: RunAdmission | null;
+  checkpoint: string | null;
 }
 
 interface RunAcc {
@@ -103,12 +109,15 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
   const events: BatchPlan["events"] = { threadIds: [], offsets: [], runIds: [], types: [], data: [] };
   const firstOffsets: number[] = [];
 
-  for (const { threadId, events: list, fence, admit } of appends) {
+  for (const { threadId, events: list, fence, admit, checkpoint } of appends) {
     let t = threads.get(threadId);
     if (!t) {
-      t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false, fence: null, admit: null };
+      t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false, fence: null, admit: null, checkpoint: null };
       threads.set(threadId, t);
     }
+    // A later append of the thread in this batch moves the log past the checkpoint: it is
+    // written only when it stands for the batch's last event of the thread.
+    t.checkpoint = checkpoint ? JSON.stringify(checkpoint) : null;
     firstOffsets.push(t.count + 1);
     t.fence = fence ?? t.fence;
     t.admit = admit ?? t.admit;
@@ -153,6 +162,7 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
       admitOwners: accs.map((t) => t.admit?.owner ?? null),
       admitTtls: accs.map((t) => t.admit?.ttlMs ?? null),
       admitSeqs: accs.map((t) => t.admit?.expectedLastSeq ?? null),
+      checkpoints: accs.map((t) => t.checkpoint),
     },
     events,
     runs: {

@@ -14,6 +14,7 @@ import { assertMigrated, migrate } from "./migrate.ts";
 import { sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts";
+import { selectCheckpoint } from "./sql/checkpoints.ts";
 import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.ts";
 import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseLease } from "./sql/leases.ts";
 import { insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
@@ -121,10 +122,12 @@ export function createEventStore(parts: StoreParts): EventStore {
       } catch (err) {
         return Promise.reject(err);
       }
-      return writer.append(threadId, events, { fence: opts?.leaseOwner, admit: opts?.admit });
+      return writer.append(threadId, events, { fence: opts?.leaseOwner, admit: opts?.admit, checkpoint: opts?.checkpoint });
     },
 
     read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),
+
+    readCheckpoint: (threadId) => retry(() => selectCheckpoint(db, s, threadId)),
 
     countAfter: (threadId, after) => retry(() => countEventsAfter(db, s, threadId, after)),
 

@@ -2,6 +2,7 @@
  * The EventStore seam: everything the engine and the HTTP layer need from the database.
  * Two implementations share one set of numbered SQL migrations: Postgres (pg) and PGlite.
  */
+import type { Checkpoint, FoldState } from "../../protocol/checkpoint.ts";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import type { RunStatus, ThreadStatus } from "../../protocol/lifecycle.ts";
 
@@ -67,6 +68,11 @@ export interface AppendOptions {
    * AdmissionRefusedError (writing nothing) otherwise. Not combined with leaseOwner.
    */
   admit?: RunAdmission;
+  /**
+   * The reconstruction fold as of this append's last event (protocol/checkpoint.ts), stored in
+   * the same commit as the thread's checkpoint: a run's end carries it.
+   */
+  checkpoint?: FoldState;
 }
 
 /**
@@ -119,6 +125,9 @@ export interface EventStore {
    * same transaction, and so are the run rows the lifecycle events imply.
    */
   append(threadId: string, events: WorkflowEvent[], opts?: AppendOptions): Promise<StoredEvent[]>;
+
+  /** The thread's latest checkpoint, or null when none was written. */
+  readCheckpoint(threadId: string): Promise<Checkpoint | null>;
 
   /** Events of a thread after a cursor, in order. */
   read(threadId: string, opts?: ReadOptions): Promise<StoredEvent[]>;

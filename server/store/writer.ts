@@ -18,6 +18,7 @@ import { planBatch, type BatchPlan, type PendingAppend } from "./batch.ts";
 import type { Db, Statement } from "./db.ts";
 import { AdmissionRefusedError, AppendError, LeaseLostError, StoreClosedError, ThreadNotFoundError } from "./errors.ts";
 import { isTransientError, sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
+import type { FoldState } from "../../protocol/checkpoint.ts";
 import type { RunAdmission } from "./types.ts";
 import { appendBatch, appendedThreads, insertAdmittedThreads, type AppendedThread } from "./sql/events.ts";
 
@@ -63,6 +64,7 @@ interface QueuedAppend extends PendingAppend {
 export interface WriterAppendOptions {
   fence?: string;
   admit?: RunAdmission;
+  checkpoint?: FoldState;
 }
 
 export interface Writer {
@@ -202,11 +204,11 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
   }
 
   return {
-    append(threadId, events, { fence, admit } = {}) {
+    append(threadId, events, { fence, admit, checkpoint } = {}) {
       if (closed) return Promise.reject(new StoreClosedError());
       if (events.length === 0) return Promise.resolve([]);
       return new Promise<StoredEvent[]>((resolve, reject) => {
-        queue.push({ threadId, events, resolve, reject, ...(fence !== undefined && { fence }), ...(admit && { admit }) });
+        queue.push({ threadId, events, resolve, reject, ...(fence !== undefined && { fence }), ...(admit && { admit }), ...(checkpoint && { checkpoint }) });
         if (!flushing && !scheduled) {
           scheduled = true;
           queueMicrotask(kick);

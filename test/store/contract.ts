@@ -9,6 +9,7 @@ import type { CommonStoreOptions } from "../../server/store/store.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import type { StoreBackend } from "./backends.ts";
 import { admissionContract } from "./contract-admission.ts";
+import { checkpointsContract } from "./contract-checkpoints.ts";
 import { logContract } from "./contract-log.ts";
 import { threadsContract } from "./contract-threads.ts";
 import { randomSchema } from "./fixtures.ts";
@@ -77,5 +78,6 @@ export function storeContract(backend: StoreBackend): void {
     logContract(ctx);
     threadsContract(ctx);
     admissionContract(ctx);
+    checkpointsContract(ctx);
   });
 }

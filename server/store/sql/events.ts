@@ -21,6 +21,8 @@ export interface AppendedThread {
  *   returns nothing for a thread that does not exist, or whose fenced appends lost the lease;
  * - `inserted` is the multi-row INSERT of the events, seq = base + offset;
  * - `upserted` records the runs' lifecycle. A queued run keeps the input it was queued with.
+ * - `checkpointed` stores the fold an append carried (a run's end), as of the thread's last
+ *   event in the batch; an older one never replaces a newer one.
  * Event data travels as text[] and is cast per row: a jsonb[] parameter measured 25% slower
  * (its array literal is parsed, then every element again).
  * Run it inside the flush transaction (Db.batch): the locks are held until its COMMIT.
@@ -94,6 +96,17 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
        set status = excluded.status,
            input = coalesce(r.input, excluded.input),
            updated_at = now()
+     ),
+     checkpointed as (
+       insert into ${s}.checkpoints as k (thread_id, seq, fold)
+       select c.thread_id, b.base + n.n, c.fold::jsonb
+       from unnest($1::text[], $22::text[]) as c(thread_id, fold)
+       join unnest($1::text[], $2::int[]) as n(thread_id, n) using (thread_id)
+       join bumped b using (thread_id)
+       where c.fold is not null
+       on conflict (thread_id) do update
+       set seq = excluded.seq, fold = excluded.fold, created_at = now()
+       where k.seq < excluded.seq
      )
      select thread_id, base, now() as at from bumped`,
     params: [
@@ -102,6 +115,7 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
       r.ids, r.threadIds, r.statuses, r.inputs,
       t.cancelGuards, t.fences,
       t.admitAgents, t.admitOwners, t.admitTtls, t.admitSeqs, t.admitTenants,
+      t.checkpoints,
     ],
   };
 }
