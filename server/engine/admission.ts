@@ -6,7 +6,7 @@
  */
 import type { RunAgentInput } from "@ag-ui/core";
 import type { WorkflowEvent } from "../../protocol/events.ts";
-import { reconstruct } from "../../protocol/reconstruct.ts";
+import { Reconstructor } from "../../protocol/reconstruct.ts";
 import { isActive } from "../../protocol/status.ts";
 import type { AgentDefinition, DoubleTextingPolicy } from "../agents/define.ts";
 import { AdmissionRefusedError, ThreadNotFoundError, ThreadNotOwnedError } from "../store/errors.ts";
@@ -15,6 +15,7 @@ import type { ThreadRow } from "../store/types.ts";
 import type { EngineCore } from "./engine-core.ts";
 import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "./errors.ts";
 import { mergeState, newMessagesOf } from "./run-input.ts";
+import { foldThread } from "./thread-fold.ts";
 
 /**
  * How often one start reads the thread again after its admission was refused. Each refusal means
@@ -135,8 +136,8 @@ async function begin(
   const { threadId, runId } = input;
   const expectedLastSeq = thread?.lastSeq ?? 0;
   const isNew = expectedLastSeq === 0;
-  const history = isNew ? [] : await core.store.read(threadId);
-  const snapshot = reconstruct(history);
+  const fold = isNew ? new Reconstructor() : await foldThread(core.store, threadId);
+  const snapshot = fold.snapshot();
   const newMessages = newMessagesOf(snapshot.messages, input.messages);
   const state = mergeState(snapshot.state, input.state);
   const batch: WorkflowEvent[] = [];
@@ -161,6 +162,7 @@ async function begin(
   const stored = await core.store.append(threadId, batch, {
     admit: { agentId: agent.id, tenantId, owner: core.owner, ttlMs: core.leaseTtlMs, expectedLastSeq },
   });
+  for (const e of stored) fold.push(e);
   core.executor.execute({
     threadId,
     runId,
@@ -170,6 +172,7 @@ async function begin(
     messages: [...snapshot.messages, ...newMessages],
     state,
     afterSeq: stored[stored.length - 1]!.seq,
+    fold,
   });
   return { threadId, runId, afterSeq: stored[0]!.seq - 1, queued: false };
 }

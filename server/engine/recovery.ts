@@ -3,11 +3,11 @@
  * claimed with FOR UPDATE SKIP LOCKED and their run is resumed from its last durable step, or
  * failed when the agent asks for that (onRecovery: "fail").
  */
-import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
-import { reconstruct } from "../../protocol/reconstruct.ts";
+import type { EventOf, WorkflowEvent } from "../../protocol/events.ts";
 import type { ThreadRow } from "../store/types.ts";
 import { settleCancelled } from "./cancellation.ts";
 import type { EngineCore } from "./engine-core.ts";
+import { foldThread } from "./thread-fold.ts";
 
 /** How many expired threads one sweep claims at most. */
 const CLAIMS_PER_SWEEP = 5;
@@ -28,8 +28,17 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
   const log = core.logger.child({ threadId, runId: row.activeRunId });
   try {
     if (row.status === "CANCELLING") return await settleCancelled(core, threadId);
-    const events = await core.store.read(threadId);
-    const accepted = lastAccepted(events, row.activeRunId);
+    // Only what recovery decides on is kept of the events after the checkpoint: the runs
+    // accepted and the runs started (the tail of a long run is thousands of stream events).
+    const acceptedRuns: EventOf<"run.accepted">[] = [];
+    const startedRuns = new Set<string>();
+    const fold = await foldThread(core.store, threadId, {
+      onEvent: (e) => {
+        if (e.type === "run.accepted") acceptedRuns.push(e);
+        else if (e.type === "workflow.started") startedRuns.add(e.data.runId);
+      },
+    });
+    const accepted = lastAccepted(acceptedRuns, row.activeRunId);
     const agent = core.agents.get(row.agentId);
     if (!accepted) {
       log.warn("claimed a thread with no run to recover; releasing it");
@@ -55,13 +64,14 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
       log.info("failed a run whose instance stopped heartbeating (agent onRecovery: fail)");
       return;
     }
-    const started = events.some((e) => e.type === "workflow.started" && e.data.runId === runId);
+    const started = startedRuns.has(runId);
     const resumed: WorkflowEvent = started
       ? { type: "workflow.resumed", data: { runId, reason: "recovered", owner: core.owner } }
       : { type: "workflow.started", data: { runId } };
     const stored = await core.store.append(threadId, [resumed], { leaseOwner: core.owner });
     log.info("recovering a run whose instance stopped heartbeating");
-    const snapshot = reconstruct(events);
+    const snapshot = fold.snapshot();
+    for (const e of stored) fold.push(e);
     core.executor.execute({
       threadId,
       runId,
@@ -71,16 +81,17 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
       messages: snapshot.messages,
       state: snapshot.state,
       afterSeq: stored[0]!.seq,
+      fold,
     });
   } catch (err) {
     log.error({ err }, "recovery failed; the lease will expire and another sweep will retry");
   }
 }
 
-function lastAccepted(events: StoredEvent[], runId: string | null) {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]!;
-    if (e.type === "run.accepted" && (runId === null || e.data.runId === runId)) return e;
+function lastAccepted(accepted: EventOf<"run.accepted">[], runId: string | null) {
+  for (let i = accepted.length - 1; i >= 0; i--) {
+    const e = accepted[i]!;
+    if (runId === null || e.data.runId === runId) return e;
   }
   return undefined;
 }

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { WorkflowEvent } from "../../protocol/events.ts";
+import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
+import type { Reconstructor } from "../../protocol/reconstruct.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ChatModelFactory } from "./chat-model.ts";
 import type { IdSource, RunContext } from "./run-context.ts";
@@ -17,6 +18,12 @@ import { RunWriter } from "./run-writer.ts";
 export type ExecuteParams = Pick<RunContext, "threadId" | "runId" | "agent" | "frontendTools" | "context" | "messages" | "state"> & {
   /** The log position up to which this executor already knows the thread. */
   afterSeq: number;
+  /**
+   * The thread's reconstruction fold as of `afterSeq`. The run folds its own commits into it,
+   * and its end stores it as the thread's checkpoint: nothing else writes conversation or state
+   * while the run holds the lease.
+   */
+  fold: Reconstructor;
 };
 
 
@@ -153,6 +160,9 @@ export class RunExecutor {
     const watcher = this.#watch(p, local, watcherStop.signal, log);
     const writer = new RunWriter(store, p.threadId, this.deps.owner, {
       mayWrite: () => this.#leaseLive(p.threadId, local, log),
+      onCommitted: (events) => {
+        for (const e of events) p.fold.push(e);
+      },
       onStoreLost: (err) => {
         if (!local.reason) log.warn({ err }, "the event store stopped answering: the run stops and is left to recovery");
         this.abortLocal(p.threadId, "store_lost");
@@ -222,7 +232,10 @@ export class RunExecutor {
           terminal = { type: "workflow.failed", data: { runId, error: { code: "STORE_ERROR", message: "Part of the run could not be saved; send your message again." } } };
         }
       });
-      await store.append(threadId, [terminal], { leaseOwner: this.deps.owner });
+      // The checkpoint as of the terminal event: its position and time are the commit's.
+      const end = terminal as WorkflowEvent;
+      p.fold.push({ ...end, threadId, runId, seq: p.fold.lastSeq + 1, at: Date.now() } as StoredEvent);
+      await store.append(threadId, [end], { leaseOwner: this.deps.owner, checkpoint: p.fold.toState() });
       log.info({ outcome: outcome.kind }, "run settled");
     } catch (err) {
       log.error({ err }, "could not record the end of the run; recovery will settle it");

@@ -29,6 +29,8 @@ export class RunWriter {
       mayWrite?: () => boolean;
       /** The store stopped answering (retries exhausted) or a commit's outcome is unknown. */
       onStoreLost?: (err: unknown) => void;
+      /** Each append's events once committed, in emit order (the run's checkpoint fold). */
+      onCommitted?: (events: StoredEvent[]) => void;
     } = {},
   ) {}
 
@@ -39,6 +41,20 @@ export class RunWriter {
       return;
     }
     const p = this.store.append(this.threadId, events, { leaseOwner: this.owner });
+    // Appends of one writer commit in call order, and their promises settle in that order.
+    const onCommitted = this.hooks.onCommitted;
+    if (onCommitted) {
+      p.then(
+        (committed) => {
+          try {
+            onCommitted(committed);
+          } catch (err) {
+            this.#failure ??= err; // the run cannot vouch for its checkpoint: it fails
+          }
+        },
+        () => undefined, // the failure is recorded by the catch below
+      );
+    }
     p.catch((err: unknown) => {
       if (this.#failure !== undefined) return;
       if (err instanceof LeaseLostError) {

@@ -18,41 +18,16 @@ import type { StoredEvent } from "../../protocol/events.ts";
 import type { Frame } from "../../protocol/frames.ts";
 import { Projector } from "../../protocol/project.ts";
 import type { Metrics } from "../metrics.ts";
+import { yieldToLoop } from "../store/pages.ts";
 import type { EventStore } from "../store/types.ts";
+
+export { backlogPages, yieldToLoop } from "../store/pages.ts";
 
 export { isTerminalFrame } from "../../protocol/replay.ts";
 
 export interface ProjectedEvent {
   event: StoredEvent;
   frames: Frame[];
-}
-
-/** Lets timers and I/O run: a macrotask boundary, which a resolved promise is not. */
-export function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/**
- * The log after `after` as it stands, in pages, until a page comes back short (the end of the
- * backlog). Nothing is read while the caller is busy with the previous page.
- */
-export async function* backlogPages(
-  store: EventStore,
-  threadId: string,
-  after: number,
-  signal: AbortSignal,
-  metrics?: Metrics,
-): AsyncGenerator<StoredEvent[], void, undefined> {
-  let cursor = after;
-  while (!signal.aborted) {
-    const page = await store.read(threadId, { after: cursor, limit: store.logPageSize });
-    metrics?.logPagesRead.inc();
-    if (signal.aborted || page.length === 0) return;
-    cursor = page[page.length - 1]!.seq;
-    yield page;
-    if (page.length < store.logPageSize) return;
-    await yieldToLoop();
-  }
 }
 
 /** store.follow, counted per page and with a turn of the event loop between pages. */

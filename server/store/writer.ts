@@ -190,8 +190,9 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
         (e, k) => ({ type: e.type, data: e.data, threadId: a.threadId, seq: first + k, runId: runIdOf(e), at: w.at }) as StoredEvent,
       );
       const list = committed.get(a.threadId);
+      // A copy: `stored` is this append's answer, and must not grow with the next append's events.
       if (list) list.push(...stored);
-      else committed.set(a.threadId, stored);
+      else committed.set(a.threadId, [...stored]);
       return stored;
     });
     // Followers first: a caller that awaits its append and then follows must find its events there.

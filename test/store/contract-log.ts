@@ -32,6 +32,17 @@ export function logContract(ctx: ContractContext): void {
   });
 
   describe("append and read", () => {
+    it("each append resolves with its own events only, also when a flush holds several of one thread", async () => {
+      const store = ctx.store();
+      const threadId = await newThread();
+      const [a, b, c] = await Promise.all([
+        store.append(threadId, [ev.delta("r", "a1"), ev.delta("r", "a2")]),
+        store.append(threadId, [ev.delta("r", "b1")]),
+        store.append(threadId, [ev.delta("r", "c1"), ev.delta("r", "c2")]),
+      ]);
+      expect([a, b, c].map((events) => events.map((e) => e.seq))).toEqual([[1, 2], [3], [4, 5]]);
+    });
+
     it("ensureThread creates once", async () => {
       const threadId = randomId("t");
       const first = await ctx.store().ensureThread(threadId, "agent-a");
