@@ -9,6 +9,11 @@
  */
 import { MessageSchema, TokenUsageSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
+import { BranchForkedSchema, InterruptRequestedSchema, InterruptResolvedSchema } from "./events.ts";
+
+/** A fork as the thread view lists it: the event's data, where it is in the log and when. */
+export const BranchInfoSchema = BranchForkedSchema.shape.data.extend({ seq: z.number().int().positive(), at: z.number() });
+export type BranchInfo = z.infer<typeof BranchInfoSchema>;
 import { ThreadStatusSchema } from "./status.ts";
 
 export const FoldStateSchema = z.object({
@@ -24,6 +29,19 @@ export const FoldStateSchema = z.object({
   activeRunId: z.string().optional(),
   lastSeq: z.number().int().nonnegative(),
   lastAt: z.number(),
+  /** The current branch and every fork so far (absent until the thread's first fork). */
+  branch: z.string().optional(),
+  branches: z.array(BranchInfoSchema).optional(),
+  /** Every interrupt of the thread with its answer, if any (absent in checkpoints older than them). */
+  interrupts: z
+    .array(
+      z.object({
+        request: InterruptRequestedSchema.shape.data,
+        resolution: InterruptResolvedSchema.shape.data.optional(),
+        form: z.enum(["tool", "outcome"]).optional(),
+      }),
+    )
+    .optional(),
 });
 export type FoldState = z.infer<typeof FoldStateSchema>;
 

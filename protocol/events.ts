@@ -26,7 +26,7 @@ const messageId = z.string().min(1);
 const toolCallId = z.string().min(1);
 
 /** Why a workflow stopped and waits: the AG-UI run ends, the thread stays open. */
-export const SuspendReasonSchema = z.enum(["input", "frontend_tool", "approval"]);
+export const SuspendReasonSchema = z.enum(["input", "frontend_tool", "approval", "interrupt"]);
 export type SuspendReason = z.infer<typeof SuspendReasonSchema>;
 
 /** Who put a message in the log: the client's run input, or the agent itself. */
@@ -76,6 +76,8 @@ export const WorkflowSuspendedSchema = event(
     runId,
     reason: SuspendReasonSchema,
     pendingToolCallIds: z.array(toolCallId).default([]),
+    /** The interrupt.requested events of this run the thread now waits for (reason approval / interrupt). */
+    interruptIds: z.array(z.string().min(1)).optional(),
   }),
 );
 
@@ -97,6 +99,73 @@ export const WorkflowCancellingSchema = event(
 export const WorkflowCancelledSchema = event(
   "workflow.cancelled",
   z.object({ runId, reason: z.string().optional() }),
+);
+
+// ---- durable: interrupts (protocol/interrupts.ts has the rules and the wire shapes) ---------
+
+export const InterruptKindSchema = z.enum(["approval", "input"]);
+export type InterruptKind = z.infer<typeof InterruptKindSchema>;
+
+/**
+ * A backend step asks a person: a tool marked `needsApproval` (kind approval) or a tool that
+ * called `ctx.interrupt()` (kind input). Written inside the run, before its workflow.suspended.
+ * The id is derived from the tool call (interruptIdFor), so a tool executed again after a resume
+ * or a recovery names the same interrupt and finds its answer.
+ */
+export const InterruptRequestedSchema = event(
+  "interrupt.requested",
+  z.object({
+    runId,
+    interruptId: z.string().min(1),
+    kind: InterruptKindSchema,
+    toolCallId,
+    toolName: z.string().min(1),
+    /** The assistant message holding the tool call: the HITL form's tool call is attached to it. */
+    parentMessageId: messageId,
+    reason: z.string().min(1),
+    message: z.string().optional(),
+    /** The tool call's parsed arguments (approval) or what the tool passed (input). */
+    payload: z.unknown().optional(),
+    responseSchema: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
+
+/**
+ * The answer to an interrupt, written in the admission batch of the run that carries it (after
+ * its run.accepted, before its workflow.started). `via` says where the answer came from: the
+ * AG-UI `resume` entry, the tool result of the HITL tool call, or a run that carried neither
+ * (the pending interrupt is cancelled with reason "superseded").
+ */
+export const InterruptResolvedSchema = event(
+  "interrupt.resolved",
+  z.object({
+    runId,
+    interruptId: z.string().min(1),
+    status: z.enum(["resolved", "cancelled"]),
+    payload: z.unknown().optional(),
+    via: z.enum(["resume", "tool_result", "superseded"]),
+    reason: z.string().optional(),
+  }),
+);
+
+// ---- durable: branches (protocol/branches.ts has the rules) ---------------------------------
+
+/**
+ * The run's messages diverge from the thread's current branch: a new branch starts, keeping the
+ * current one's messages up to `keepThrough` (null: none); the run's input messages follow. Written
+ * in the run's admission batch, after its run.accepted and before its input and workflow.started.
+ */
+export const BranchForkedSchema = event(
+  "branch.forked",
+  z.object({
+    runId,
+    /** the new branch (named after the run that forked it) and the one it leaves */
+    branchId: z.string().min(1),
+    fromBranchId: z.string().min(1),
+    keepThrough: messageId.nullable(),
+    /** AG-UI's parentRunId when the client gave one, else the last run of the branch left */
+    parentRunId: z.string().min(1).optional(),
+  }),
 );
 
 // ---- durable: tasks -----------------------------------------------------------------------
@@ -205,6 +274,30 @@ export const TerminalOutputSchema = event(
   z.object({ runId, toolCallId, stream: z.enum(["stdout", "stderr"]), data: z.string() }),
 );
 
+/** Largest unified diff an artifact event carries; a longer one is cut and says so. */
+export const ARTIFACT_DIFF_MAX_BYTES = 64 * 1024;
+
+/**
+ * A file a tool wrote into the thread's workspace (the coding agent's `write` and `edit`):
+ * durable, so a reload lists the thread's artifacts without the stream. `diff` is the unified
+ * diff of an edit (at most ARTIFACT_DIFF_MAX_BYTES, `diffTruncated` when cut).
+ */
+export const ArtifactWrittenSchema = event(
+  "artifact.written",
+  z.object({
+    runId,
+    toolCallId,
+    /** workspace-relative, "/"-separated */
+    path: z.string().min(1),
+    action: z.enum(["created", "updated", "edited"]),
+    /** from the extension: "ts", "py", "md", …; "" when it has none */
+    fileType: z.string(),
+    size: z.number().int().nonnegative(),
+    diff: z.string().optional(),
+    diffTruncated: z.boolean().optional(),
+  }),
+);
+
 /** A tool's progress, shown as an AG-UI activity message. */
 export const ActivitySnapshotSchema = event(
   "activity.snapshot",
@@ -230,6 +323,9 @@ export const WorkflowEventSchema = z.discriminatedUnion("type", [
   WorkflowFailedSchema,
   WorkflowCancellingSchema,
   WorkflowCancelledSchema,
+  InterruptRequestedSchema,
+  InterruptResolvedSchema,
+  BranchForkedSchema,
   TaskCreatedSchema,
   TaskCompletedSchema,
   TaskFailedSchema,
@@ -248,6 +344,7 @@ export const WorkflowEventSchema = z.discriminatedUnion("type", [
   ToolCallArgsSchema,
   ToolCallEndedSchema,
   TerminalOutputSchema,
+  ArtifactWrittenSchema,
   ActivitySnapshotSchema,
   ActivityDeltaSchema,
 ]);

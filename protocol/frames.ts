@@ -81,6 +81,12 @@ export function toolContentText(content: string | ContentPart[]): string {
 /** A message in the shape both client versions accept (RUN_STARTED.input, MESSAGES_SNAPSHOT). */
 export function wireMessage(m: Message): Message {
   if (m.role === "tool" && typeof m.content !== "string") return { ...m, content: toolContentText(m.content) };
+  // The provider's opaque reasoning is the server's to send back to the provider, not the
+  // clients' (0.0.59 knows no such field); the log keeps it.
+  if (m.role === "reasoning" && m.encryptedValue !== undefined) {
+    const { encryptedValue: _kept, ...shown } = m;
+    return shown;
+  }
   return m;
 }
 

@@ -5,6 +5,7 @@
 export * from "./events.ts";
 export * from "./lifecycle.ts";
 export { ThreadStatusSchema } from "./status.ts";
+export * from "./interrupts.ts";
 export { compareFrameIds, parseFrameId, toolContentText, wireMessage, sumUsage, type Frame, type FrameId } from "./frames.ts";
 export { Projector, project, framesAfter } from "./project.ts";
 export { applyStatePatch, type StatePatch } from "./state.ts";

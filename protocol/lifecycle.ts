@@ -209,3 +209,61 @@ export function assertLegalSequence(events: readonly { type: string }[], threadI
   const walk: Walk = { status: null, cancelGuard: false };
   for (const e of events) step(walk, e, threadId);
 }
+
+// ---- interrupts ---------------------------------------------------------------------------
+
+/**
+ * Interrupts (protocol/interrupts.ts) move no status by themselves: the run that asks ends with
+ * workflow.suspended (-> WAITING, like a frontend tool), and the run that answers is admitted like
+ * any run (WAITING -> PENDING). What this section owns is their order:
+ * - an interrupt is pending only while its thread is WAITING: that is the only status in which an
+ *   answer (`resume`) is taken; in any other there is nothing to answer and the run is refused;
+ * - interrupt.requested belongs to a live run and comes before the run's end, which names it;
+ * - interrupt.resolved is written in the admission batch of the run that answers it: after that
+ *   run's run.accepted, before its workflow.started, so the run starts from the answer and a
+ *   recovery of it reads the answer from the log. Rejected: resolving in a commit of its own
+ *   before the run is admitted, which could record an answer for a run that was then refused.
+ */
+export function mayAnswerInterrupts(status: string | null | undefined): boolean {
+  return status === "WAITING";
+}
+
+export class IllegalInterruptOrderError extends Error {
+  override readonly name = "IllegalInterruptOrderError";
+  readonly code = "ILLEGAL_INTERRUPT_ORDER";
+}
+
+/**
+ * Checks one append against the interrupt order above, and branch.forked against the same rule
+ * as interrupt.resolved (protocol/branches.ts); throws IllegalInterruptOrderError.
+ */
+export function assertInterruptOrder(events: readonly { type: string; data?: unknown }[]): void {
+  const ended = new Set<string>();
+  let accepted: string | undefined;
+  let started = false;
+  for (const e of events) {
+    const data = (e.data ?? {}) as { runId?: string; interruptId?: string; reason?: string; interruptIds?: string[] };
+    if (e.type === "run.accepted") {
+      accepted = data.runId;
+      started = false;
+    } else if (e.type === "workflow.started" && data.runId === accepted) {
+      started = true;
+    } else if (e.type === "interrupt.resolved" || e.type === "branch.forked") {
+      // Both decide how the run starts (its answer, its history): written where it is admitted.
+      if (accepted === undefined || data.runId !== accepted || started) {
+        throw new IllegalInterruptOrderError(
+          `${e.type}${data.interruptId ? ` (${data.interruptId})` : ""} must follow the run.accepted of its run ${data.runId} and precede its workflow.started`,
+        );
+      }
+    } else if (e.type === "interrupt.requested") {
+      if (data.runId !== undefined && ended.has(data.runId)) {
+        throw new IllegalInterruptOrderError(`interrupt.requested (${data.interruptId}) after the end of its run ${data.runId}`);
+      }
+    } else if (e.type === "workflow.suspended" && (data.reason === "interrupt" || data.reason === "approval")) {
+      if (!data.interruptIds?.length) {
+        throw new IllegalInterruptOrderError(`workflow.suspended for ${data.reason} must name the interrupts it waits for`);
+      }
+    }
+    if (endsRun(e) && data.runId !== undefined) ended.add(data.runId);
+  }
+}

@@ -14,7 +14,8 @@
  * - task.created / completed / failed: STEP_STARTED / STEP_FINISHED, step name = task name.
  * - state.set: STATE_SNAPSHOT. state.patched: STATE_DELTA, or a STATE_SNAPSHOT of the whole state
  *   if none was sent yet in the run (a delta needs a base).
- * - activity.snapshot / delta: ACTIVITY_SNAPSHOT / DELTA. terminal.output: CUSTOM "terminal".
+ * - activity.snapshot / delta: ACTIVITY_SNAPSHOT / DELTA. terminal.output: CUSTOM "terminal"
+ *   {toolCallId, stream, data}. artifact.written: CUSTOM "artifact" (the event's data without runId).
  * - usage.recorded: nothing; summed per (provider, model) into RUN_FINISHED/RUN_ERROR.usage.
  * - message.appended{source:"agent"}: a tool message -> TOOL_CALL_RESULT (its own messageId); an
  *   assistant or reasoning message -> only the parts not already streamed in this thread (after
@@ -23,6 +24,14 @@
  * - workflow.suspended / completed: RUN_FINISHED without `outcome` (0.0.59 rejects
  *   pendingToolCallIds and the cancelled outcome; an absent outcome means success to both, and
  *   1.0 still derives the pending tool calls from the calls left without a result).
+ * - branch.forked: the conversation keeps what the fork keeps; the run it starts opens with a
+ *   MESSAGES_SNAPSHOT of the new branch after its STATE_SNAPSHOT (protocol/branches.ts).
+ * - interrupt.requested: folded; the suspension that names it ends the run with
+ *   `outcome: {type:"interrupt", interrupts}` (both versions accept that member), or, when the
+ *   run's client offered the INTERRUPT_TOOL_NAME tool, with one such tool call per interrupt
+ *   (START/ARGS/END, no result) and no outcome: the form CopilotKit's human-in-the-loop hooks
+ *   render (protocol/interrupts.ts says why never both). interrupt.resolved: nothing (the
+ *   answer reached the server in the next run's input).
  * - workflow.failed: RUN_ERROR{message, code}. workflow.cancelled: RUN_ERROR{code:"CANCELLED"}.
  *   workflow.cancelling: nothing (the run is still open).
  * Before a terminal frame everything open is closed. Nothing is emitted for a run that has ended.
@@ -34,8 +43,10 @@
 import { EventType, type AGUIEvent, type Context, type Message, type RunAgentInput, type Tool } from "@ag-ui/core";
 import { runIdOf, type EventOf, type StoredEvent } from "./events.ts";
 import { compareFrameIds, framesAt, parseFrameId, sumUsage, wireMessage, type Frame } from "./frames.ts";
+import { keptBy } from "./branches.ts";
 import { newShown, projectAgentMessage } from "./project-messages.ts";
 import { RunScope } from "./project-scope.ts";
+import { INTERRUPT_TOOL_NAME, interruptToolArgs, wantsInterruptTool, wireInterrupt, type InterruptRequest } from "./interrupts.ts";
 import { applyStatePatch } from "./state.ts";
 
 export type { Frame } from "./frames.ts";
@@ -52,6 +63,18 @@ interface RunInput {
 
 type MessageData = EventOf<"message.appended">["data"];
 
+/**
+ * A position a projection may start from instead of seq 1: one where no run is open or accepted
+ * and not yet ended (between runs), with the conversation and the state the log holds there, as
+ * the reconstruction fold (or its checkpoint) has them.
+ */
+export interface ProjectionSeed {
+  threadId: string;
+  seq: number;
+  messages: Message[];
+  state: unknown;
+}
+
 export class Projector {
   private threadId: string | undefined;
   private lastSeq = 0;
@@ -61,6 +84,11 @@ export class Projector {
   private readonly started = new Set<string>();
   private readonly ended = new Set<string>();
   private scope: RunScope | undefined;
+  /** Interrupts asked by each run not yet ended, and the runs whose client wants them as tool calls. */
+  private readonly asked = new Map<string, InterruptRequest[]>();
+  private readonly interruptToolRuns = new Set<string>();
+  /** Runs admitted with a branch.forked, until they start. */
+  private readonly forkedRuns = new Set<string>();
   /** The durable conversation (every message.appended, upserted by id), for a recovery resync. */
   private readonly conversation: Message[] = [];
   private readonly conversationIndex = new Map<string, number>();
@@ -69,6 +97,29 @@ export class Projector {
 
   constructor(threadId?: string) {
     this.threadId = threadId;
+  }
+
+  /**
+   * The projection as of a position between runs: the events after `seed.seq` project to the
+   * frames the projection of the whole log makes of them. Between runs, what the projection
+   * carries forward is the state, the conversation (for a resync's MESSAGES_SNAPSHOT) and which
+   * agent messages were shown (every one an ended run appended: it was streamed, or projected
+   * whole); no run is open and no input is waiting for its RUN_STARTED. Rejected: a checkpoint of
+   * the projector itself, a second stored shape that would have to follow every change here.
+   */
+  static at(seed: ProjectionSeed): Projector {
+    const p = new Projector(seed.threadId);
+    p.lastSeq = seed.seq;
+    p.state = seed.state;
+    for (const m of seed.messages) {
+      p.remember(m);
+      if (m.role === "assistant") {
+        p.shown.text.add(m.id);
+        for (const call of m.toolCalls ?? []) p.shown.toolCalls.add(call.id);
+      } else if (m.role === "reasoning") p.shown.reasoning.add(m.id);
+      else if (m.role === "tool") p.shown.results.add(m.id);
+    }
+    return p;
   }
 
   /** The thread's state as folded so far. */
@@ -143,8 +194,35 @@ export class Projector {
         if (scope) this.closeAndResync(scope, out);
         return;
       }
-      case "workflow.suspended":
-        return this.finish(e.data.runId, out, (sc) => this.runFinished(sc));
+      case "interrupt.requested": {
+        const list = this.asked.get(e.data.runId) ?? [];
+        if (!list.some((r) => r.interruptId === e.data.interruptId)) list.push(e.data);
+        this.asked.set(e.data.runId, list);
+        return;
+      }
+      case "interrupt.resolved":
+        return;
+      case "branch.forked": {
+        // Clients that did not send this run (another tab, a follower) hold the branch left
+        // behind: the run opens with a MESSAGES_SNAPSHOT of the new one (enter()).
+        const kept = keptBy(this.conversation, e.data.keepThrough);
+        this.conversation.length = 0;
+        this.conversationIndex.clear();
+        for (const m of kept) this.remember(m);
+        this.forkedRuns.add(e.data.runId);
+        return;
+      }
+      case "workflow.suspended": {
+        const { runId: id, interruptIds } = e.data;
+        const asked = this.asked.get(id) ?? [];
+        const interrupts = (interruptIds ?? []).flatMap((i) => asked.filter((r) => r.interruptId === i));
+        this.asked.delete(id);
+        if (interrupts.length === 0) return this.finish(id, out, (sc) => this.runFinished(sc));
+        if (this.interruptToolRuns.delete(id)) {
+          return this.finish(id, out, (sc) => [...interrupts.flatMap((r) => interruptToolCall(sc, r)), this.runFinished(sc)]);
+        }
+        return this.finish(id, out, (sc) => this.runFinished(sc, undefined, interrupts));
+      }
       case "workflow.completed": {
         const { result } = e.data;
         return this.finish(e.data.runId, out, (sc) => this.runFinished(sc, result));
@@ -190,6 +268,11 @@ export class Projector {
         if (s) out.push({ type: EventType.CUSTOM, name: "terminal", value: { toolCallId, stream, data } });
         return;
       }
+      case "artifact.written": {
+        const { runId: _run, ...artifact } = e.data;
+        if (s) out.push({ type: EventType.CUSTOM, name: "artifact", value: artifact });
+        return;
+      }
       case "activity.snapshot": {
         const { messageId, activityType, content } = e.data;
         if (s) out.push({ type: EventType.ACTIVITY_SNAPSHOT, messageId, activityType, content });
@@ -226,19 +309,23 @@ export class Projector {
     this.scope = scope;
     this.started.add(runId);
     out.push(this.runStarted(runId));
+    if (wantsInterruptTool(this.inputs.get(runId)?.tools)) this.interruptToolRuns.add(runId);
     this.inputs.delete(runId); // echoed once; a run is entered once
     this.snapshot(scope, out);
+    if (this.forkedRuns.delete(runId)) out.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.map(wireMessage) });
     return scope;
   }
 
-  private finish(runId: string, out: AGUIEvent[], terminal: (s: RunScope) => AGUIEvent): void {
+  private finish(runId: string, out: AGUIEvent[], terminal: (s: RunScope) => AGUIEvent | AGUIEvent[]): void {
     const s = this.enter(runId, out);
     if (!s) return;
     // A run cut short (cancel, failure) may leave a half-streamed tool call that the log never
     // recorded: the same resync as after a recovery, so clients end where a reload would.
     this.closeAndResync(s, out);
-    out.push(terminal(s));
+    const last = terminal(s);
+    out.push(...(Array.isArray(last) ? last : [last]));
     this.ended.add(runId);
+    this.interruptToolRuns.delete(runId);
     this.scope = undefined;
   }
 
@@ -277,9 +364,16 @@ export class Projector {
   }
 
   /** `result` is omitted when absent or null: 1.0 only tolerates a null result with a warning. */
-  private runFinished(s: RunScope, result?: unknown): AGUIEvent {
+  private runFinished(s: RunScope, result?: unknown, interrupts?: InterruptRequest[]): AGUIEvent {
     const threadId = this.threadId!;
-    return { type: EventType.RUN_FINISHED, threadId, runId: s.runId, ...(result != null && { result }), ...usageOf(s) };
+    return {
+      type: EventType.RUN_FINISHED,
+      threadId,
+      runId: s.runId,
+      ...(result != null && { result }),
+      ...(interrupts?.length && { outcome: { type: "interrupt" as const, interrupts: interrupts.map(wireInterrupt) } }),
+      ...usageOf(s),
+    };
   }
 
   private remember(m: Message): void {
@@ -301,6 +395,15 @@ export class Projector {
     }
     if (s) projectAgentMessage(m, s, this.shown, out);
   }
+}
+
+/** Form 2 of an interrupt: a tool call, id = interrupt id, on the message of the call it is about. */
+function interruptToolCall(s: RunScope, r: InterruptRequest): AGUIEvent[] {
+  const out: AGUIEvent[] = [];
+  s.openToolCall(r.interruptId, INTERRUPT_TOOL_NAME, r.parentMessageId, out);
+  s.toolCallArgs(r.interruptId, JSON.stringify(interruptToolArgs(r)), out);
+  s.closeToolCall(r.interruptId, out);
+  return out;
 }
 
 function runError(s: RunScope, message: string, code: string): AGUIEvent {

@@ -11,8 +11,10 @@
  * "Running" forever after a reload.
  */
 import { EventType, type ContentPart, type Message, type TokenUsage } from "@ag-ui/core";
-import type { Checkpoint, FoldState } from "./checkpoint.ts";
+import { keptBy } from "./branches.ts";
+import type { BranchInfo, Checkpoint, FoldState } from "./checkpoint.ts";
 import { isStreamEvent, type StoredEvent } from "./events.ts";
+import { wantsInterruptTool, withPendingInterrupts, type InterruptRecord, type InterruptRequest } from "./interrupts.ts";
 import { sumUsage, wireMessage, type Frame } from "./frames.ts";
 import { applyStatePatch } from "./state.ts";
 import { endsRun, isActive, statusAfter, type ThreadStatus } from "./lifecycle.ts";
@@ -35,6 +37,11 @@ export interface ThreadSnapshot {
   state: unknown;
   usage: { total: TokenUsage; byModel: TokenUsage[] };
   toolCalls: Record<string, ToolCallStatus>;
+  /** Interrupts asked and not answered yet: the thread is WAITING for them (protocol/interrupts.ts). */
+  pendingInterrupts: InterruptRequest[];
+  /** The current branch and the forks so far, once the thread has forked (protocol/branches.ts). */
+  branch?: string;
+  branches?: BranchInfo[];
   /** The last run that ended, and the run accepted but not ended (queued or running), if any. */
   lastEndedRunId?: string;
   activeRunId?: string;
@@ -62,6 +69,11 @@ export class Reconstructor {
   readonly #usage: TokenUsage[] = [];
   readonly #taskToolCall = new Map<string, string>();
   readonly #failedCalls = new Set<string>();
+  readonly #interrupts = new Map<string, InterruptRecord>();
+  readonly #branches: BranchInfo[] = [];
+  /** The run accepted last, if its client offered the HITL tool (its interrupts go out as form 2). */
+  #interruptToolRun: string | undefined;
+  #branch: string | undefined;
   #threadId: string | undefined;
   #status: ThreadStatus | null = null;
   #state: unknown = undefined;
@@ -86,6 +98,9 @@ export class Reconstructor {
     r.#usage.push(...f.usage);
     for (const [task, call] of f.taskToolCalls) r.#taskToolCall.set(task, call);
     for (const call of f.failedCalls) r.#failedCalls.add(call);
+    for (const rec of f.interrupts ?? []) r.#interrupts.set(rec.request.interruptId, rec);
+    r.#branches.push(...(f.branches ?? []));
+    r.#branch = f.branch;
     r.#threadId = f.threadId;
     r.#status = f.status;
     r.#state = f.state;
@@ -106,6 +121,8 @@ export class Reconstructor {
       usage: [...this.#usage],
       taskToolCalls: [...this.#taskToolCall],
       failedCalls: [...this.#failedCalls],
+      ...(this.#interrupts.size > 0 && { interrupts: [...this.#interrupts.values()] }),
+      ...(this.#branch !== undefined && { branch: this.#branch, branches: [...this.#branches] }),
       ...(this.#lastEndedRunId !== undefined && { lastEndedRunId: this.#lastEndedRunId }),
       ...(this.#activeRunId !== undefined && { activeRunId: this.#activeRunId }),
       lastSeq: this.#lastSeq,
@@ -122,6 +139,7 @@ export class Reconstructor {
     switch (e.type) {
       case "run.accepted":
         this.#activeRunId = e.data.runId;
+        this.#interruptToolRun = wantsInterruptTool(e.data.tools) ? e.data.runId : undefined;
         break;
       case "message.appended": {
         const m = e.data.message as Message;
@@ -144,6 +162,31 @@ export class Reconstructor {
       case "usage.recorded":
         this.#usage.push(e.data.usage);
         break;
+      case "interrupt.requested":
+        // Asked again (a recovered run re-executing its tool) keeps the first request and any answer.
+        if (!this.#interrupts.has(e.data.interruptId)) {
+          this.#interrupts.set(e.data.interruptId, { request: e.data, form: this.#interruptToolRun === e.data.runId ? "tool" : "outcome" });
+        }
+        break;
+      case "interrupt.resolved": {
+        const rec = this.#interrupts.get(e.data.interruptId);
+        // A new record, not a mutation: the old one may be shared with a checkpoint already taken.
+        if (rec && !rec.resolution) this.#interrupts.set(e.data.interruptId, { ...rec, resolution: e.data });
+        break;
+      }
+      case "branch.forked": {
+        // The branch left behind is the log up to here; the conversation goes on from what it keeps.
+        const kept = keptBy(this.#messages, e.data.keepThrough);
+        this.#messages.length = 0;
+        this.#index.clear();
+        kept.forEach((m, i) => {
+          this.#messages.push(m);
+          this.#index.set(m.id, i);
+        });
+        this.#branches.push({ ...e.data, seq: e.seq, at: e.at });
+        this.#branch = e.data.branchId;
+        break;
+      }
       case "task.created":
         if (e.data.toolCallId) this.#taskToolCall.set(e.data.taskId, e.data.toolCallId);
         break;
@@ -165,6 +208,11 @@ export class Reconstructor {
     }
   }
 
+  /** Every interrupt of the thread, by id, with its answer once there is one. */
+  interrupts(): ReadonlyMap<string, InterruptRecord> {
+    return this.#interrupts;
+  }
+
   /** The snapshot of what was pushed so far; the fold may go on afterwards. */
   snapshot(opts: { status?: ThreadStatus } = {}): ThreadSnapshot {
     const status = opts.status !== undefined ? opts.status : this.#status;
@@ -176,6 +224,8 @@ export class Reconstructor {
       state: this.#state,
       usage: { total: totalOf(this.#usage), byModel: sumUsage(this.#usage) },
       toolCalls: toolCallsOf(messages, this.#failedCalls, status),
+      pendingInterrupts: [...this.#interrupts.values()].filter((r) => !r.resolution).map((r) => r.request),
+      ...(this.#branch !== undefined && { branch: this.#branch, branches: [...this.#branches] }),
       ...(this.#lastEndedRunId !== undefined && { lastEndedRunId: this.#lastEndedRunId }),
       ...(this.#activeRunId !== undefined && { activeRunId: this.#activeRunId }),
       lastSeq: this.#lastSeq,
@@ -269,17 +319,30 @@ export function reloadCut(events: Iterable<StoredEvent>): { snapshotUpto: number
  * so the synthetic run names a real run where there is one. A thread with no events: no frames.
  * `opts.seq` overrides the position (a cut whose last events were compacted away).
  */
-export function messagesSnapshotFrames(snap: ThreadSnapshot, opts: { runId?: string; seq?: number } = {}): Frame[] {
+export function messagesSnapshotFrames(
+  snap: ThreadSnapshot,
+  opts: { runId?: string; seq?: number; pendingInterrupts?: readonly InterruptRecord[] } = {},
+): Frame[] {
   if (snap.lastSeq === 0 || snap.threadId === undefined) return [];
   const id = `${opts.seq ?? snap.lastSeq}`;
   const timestamp = snap.lastAt;
   const threadId = snap.threadId;
   const runId = opts.runId ?? snap.lastEndedRunId ?? `snapshot-${snap.lastSeq}`;
+  const { messages, outcome } = withPendingInterrupts(snap.messages.map(wireMessage), opts.pendingInterrupts ?? []);
   return [
     { id, event: { type: EventType.RUN_STARTED, threadId, runId, timestamp } },
-    { id, event: { type: EventType.MESSAGES_SNAPSHOT, messages: snap.messages.map(wireMessage), timestamp } },
+    { id, event: { type: EventType.MESSAGES_SNAPSHOT, messages, timestamp } },
     { id, event: { type: EventType.STATE_SNAPSHOT, snapshot: snap.state === undefined ? {} : snap.state, timestamp } },
-    { id, event: { type: EventType.RUN_FINISHED, threadId, runId, timestamp } },
+    {
+      id,
+      event: {
+        type: EventType.RUN_FINISHED,
+        threadId,
+        runId,
+        ...(outcome.length > 0 && { outcome: { type: "interrupt" as const, interrupts: outcome } }),
+        timestamp,
+      },
+    },
   ];
 }
 

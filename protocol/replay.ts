@@ -10,6 +10,8 @@
  * whole log, held in memory, before the first frame) and then projecting; one pass over pages
  * gives the same frames with one page in memory.
  */
+import type { Message } from "@ag-ui/core";
+import type { Checkpoint } from "./checkpoint.ts";
 import type { StoredEvent } from "./events.ts";
 import { parseFrameId, type Frame, type FrameId } from "./frames.ts";
 import { Projector } from "./project.ts";
@@ -21,6 +23,11 @@ export interface ReplayOptions {
   activeRunId: string | null;
   /** Resume after this frame; undefined for a reload (snapshot first). */
   cursor?: FrameId;
+  /**
+   * The thread's checkpoint, when the caller read it: the replay starts from it instead of seq 1
+   * where that gives the same frames (startsAt says where the log must then be read from).
+   */
+  checkpoint?: Checkpoint | null;
 }
 
 const CONTENT = new Set(["message.appended", "state.set", "state.patched"]);
@@ -35,12 +42,27 @@ export class Replay {
   #content = false;
   #activeEnded: boolean;
 
+  /** The log position the replay was seeded at: the caller pushes the events after it. */
+  readonly startsAt: number;
+
   constructor(opts: ReplayOptions) {
-    this.#projector = new Projector(opts.threadId);
     this.#activeRunId = opts.activeRunId;
     this.#cursor = opts.cursor;
-    this.#before = opts.cursor ? undefined : new Reconstructor();
     this.#activeEnded = opts.activeRunId === null;
+    const cp = opts.checkpoint && usable(opts.checkpoint, opts.cursor) ? opts.checkpoint : undefined;
+    if (cp) {
+      const { messages, state } = cp.fold;
+      this.#projector = Projector.at({ threadId: opts.threadId, seq: cp.seq, messages: messages as Message[], state });
+      this.#before = opts.cursor ? undefined : Reconstructor.from(cp);
+      // What the snapshot would show: the events before the checkpoint that set #content left
+      // messages or a state in the fold.
+      this.#content = messages.length > 0 || state !== undefined;
+      this.startsAt = cp.seq;
+    } else {
+      this.#projector = new Projector(opts.threadId);
+      this.#before = opts.cursor ? undefined : new Reconstructor();
+      this.startsAt = 0;
+    }
   }
 
   /** True once the active run's terminal frame went out (at once when no run was active). */
@@ -73,16 +95,33 @@ export class Replay {
    * none) sends its snapshot as of the last event pushed.
    */
   endOfBacklog(): Frame[] {
-    return this.#before ? this.#snapshot(this.#before.lastSeq) : [];
+    return this.#before ? this.#snapshot(this.#before.lastSeq, true) : [];
   }
 
-  #snapshot(horizon: number): Frame[] {
+  /**
+   * `atEnd`: the snapshot is the whole thread (no run is active), so the interrupts it waits for
+   * go in it; before an active run they are being answered by that run.
+   */
+  #snapshot(horizon: number, atEnd = false): Frame[] {
     const before = this.#before!;
     this.#before = undefined;
     // Nothing to show before the active run (its thread's first): no empty snapshot run.
     if (!this.#content) return [];
-    return messagesSnapshotFrames(before.snapshot(), { seq: horizon });
+    const pendingInterrupts = atEnd ? [...before.interrupts().values()].filter((r) => !r.resolution) : [];
+    return messagesSnapshotFrames(before.snapshot(), { seq: horizon, pendingInterrupts });
   }
+}
+
+/**
+ * A checkpoint stands between runs (none accepted and not ended: the projection carries nothing
+ * of a run across it, Projector.at), and a cursor must be at or past it: the frames after the
+ * cursor then come only from events after the checkpoint. A cursor inside the checkpoint's own
+ * event (`<seq>.<part>`) still needs that event projected.
+ */
+function usable(cp: Checkpoint, cursor: FrameId | undefined): boolean {
+  if (cp.fold.activeRunId !== undefined) return false;
+  if (!cursor) return true;
+  return cursor.seq > cp.seq || (cursor.seq === cp.seq && cursor.part === null);
 }
 
 function after(id: string, cursor: FrameId): boolean {

@@ -76,6 +76,25 @@ export const ConfigSchema = z.object({
   DB_TCP_TIMEOUT_MS: intWithDefault(DEFAULT_DB_TIMEOUTS.tcpMs),
   /** How long transient database errors are retried before the operation fails. */
   DB_RETRY_MAX_MS: intWithDefault(DEFAULT_RETRY_MAX_MS),
+  /**
+   * The coding agent's workspaces (README "Coding agent and workspace"): default a directory per
+   * thread under `<DATA_DIR>/workspaces`. Set, runs may also choose a workingDirectory under it.
+   * With several instances it must be storage they all share.
+   */
+  WORKSPACE_ROOT: optionalString,
+  /** Runs bash and run on the host, without bubblewrap: only for a machine that is itself a sandbox. */
+  UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX: z
+    .enum(["true", "false", ""])
+    .optional()
+    .transform((v) => v === "true"),
+  /** Sandbox limits per command: memory (RLIMIT_DATA, MB), processes of the sandbox user, largest file written (MB). */
+  SANDBOX_MEMORY_MB: positiveIntWithDefault(512),
+  SANDBOX_MAX_PROCESSES: positiveIntWithDefault(64),
+  SANDBOX_MAX_FILE_MB: positiveIntWithDefault(256),
+  /** uid (and gid) commands run as when the server runs as root. */
+  SANDBOX_UID: positiveIntWithDefault(65534),
+  /** Comma-separated host paths mounted read-only in the sandbox besides /usr and /etc (e.g. a toolchain under /opt). */
+  SANDBOX_READONLY_PATHS: optionalString.transform((v) => (v === undefined ? [] : v.split(",").map((p) => p.trim()).filter(Boolean))),
   LLM_CONNECT_TIMEOUT_MS: intWithDefault(30_000),
   LLM_READ_TIMEOUT_MS: intWithDefault(60_000),
 });

@@ -6,7 +6,11 @@ import type { Server } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "pino";
 import { AgentRegistry, type AgentDefinition } from "./agents/define.ts";
+import { approvalsAgent } from "./agents/approvals-agent.ts";
+import { codingAgent } from "./agents/coding-agent.ts";
+import { workspaceHostFromConfig, type WorkspaceHost } from "./workspace/tools.ts";
 import { defaultAgent } from "./agents/default-agent.ts";
+import { demoAgents } from "./agents/demos/index.ts";
 import { dbTimeouts, loadConfig, usesDemoModel, type Config } from "./config.ts";
 import { startDemoUpstream } from "./demo/upstream.ts";
 import type { ChatModelFactory } from "./engine/chat-model.ts";
@@ -24,12 +28,14 @@ import type { EventStore } from "./store/types.ts";
 export interface ThreadlineOptions {
   /** Defaults to the environment (loadConfig). */
   config?: Config;
-  /** Defaults to the built-in `default` agent. */
+  /** Defaults to the built-in `default` agent and the feature demo agents (agents/demos). */
   agents?: AgentDefinition[];
   store?: EventStore;
   models?: ChatModelFactory;
   logger?: Logger;
   instanceId?: string;
+  /** Where the threads' workspaces are and how commands run; defaults to the configuration's. */
+  workspace?: WorkspaceHost;
 }
 
 export interface Threadline {
@@ -82,8 +88,10 @@ export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Th
     models = (agent) => new OpenAIChatModel({ client, model: agent.model ?? config.OPENAI_MODEL });
   }
 
-  const agents = new AgentRegistry(opts.agents ?? [defaultAgent()]);
+  const workspace = opts.workspace ?? workspaceHostFromConfig(config);
+  const agents = new AgentRegistry(opts.agents ?? [defaultAgent(), approvalsAgent(), codingAgent({ host: workspace }), ...demoAgents()]);
   const engine = new Engine({ store, agents, models, logger, instanceId: opts.instanceId, leaseTtlMs: config.LEASE_TTL_MS });
+  await checkWorkspace(workspace, store, engine.instanceId, logger);
   await engine.start();
   closers.unshift(() => engine.close());
   const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
@@ -91,7 +99,7 @@ export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Th
 
   // CopilotKit's runtime at /api/copilotkit (runner on our endpoints), then the client app at /.
   const extraRouters = [copilotkitRouter({ agents, apiKeys: config.API_KEYS }), clientApp()];
-  const app = createApp({ store, engine, agents, metrics, logger, apiKeys: config.API_KEYS, extraRouters, edge: edgeOptions(config) });
+  const app = createApp({ store, engine, agents, metrics, logger, apiKeys: config.API_KEYS, extraRouters, edge: edgeOptions(config), workspaces: workspace.workspaces });
   let server: Server | undefined;
 
   return {
@@ -117,4 +125,29 @@ export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Th
       for (const close of closers) await close().catch((err: unknown) => logger.warn({ err }, "close failed"));
     },
   };
+}
+
+/**
+ * Startup checks of the workspaces: the root is writable and shared with the instances that hold
+ * leases now (their markers are visible), and the sandbox starts. Failures are logged, not
+ * fatal: the tools say the same to the model when they are called.
+ */
+async function checkWorkspace(workspace: WorkspaceHost, store: EventStore, instanceId: string, logger: Logger): Promise<void> {
+  const { workspaces, sandbox } = workspace;
+  try {
+    const owners = (await store.listThreads({ status: "RUNNING", limit: 200 })).threads.map((t) => t.leaseOwner).filter((o): o is string => !!o);
+    const shared = await workspaces.checkShared(instanceId, owners);
+    if (shared.unseen.length > 0) {
+      logger.error(
+        { root: workspaces.root, instances: shared.unseen },
+        "the workspace root is not shared with other running instances (their markers are not in it): a run taken over from them will not find its files. Put WORKSPACE_ROOT on storage every instance mounts.",
+      );
+    } else logger.info({ root: workspaces.root, marker: shared.marker }, "workspaces: root ready (every instance must use this same shared storage)");
+  } catch (err) {
+    logger.error({ err, root: workspaces.root }, "the workspace root cannot be used: the coding tools will fail until it is writable");
+  }
+  const status = await sandbox.probe(workspaces.meta).catch((err: Error) => ({ ok: false as const, reason: err.message }));
+  if (!status.ok) logger.error({ reason: status.reason }, "the command sandbox cannot start: bash and run will refuse to execute (set UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX=true only on a machine that is itself a sandbox)");
+  else if (status.mode === "unsafe-host") logger.warn("UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX=true: bash and run execute on this host without a sandbox");
+  else logger.info({ limits: sandbox.limits, user: sandbox.user }, "command sandbox: bubblewrap");
 }

@@ -1,34 +1,45 @@
 /**
- * The Threadline app: threads on the left, the thread's shared state and raw events in the
- * middle, the chat on the right; the status chrome on top follows the thread's durable status.
+ * The Threadline app: the agents and their threads on the left, the thread's shared state (or
+ * the demo feature's panel) and raw events in the middle, the chat on the right; the status
+ * chrome on top follows the thread's durable status.
  */
 import { useAgent, useCopilotKit } from "@copilotkit/react-core/v2";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { Fragment, useEffect, useMemo, useRef, useState } from "react";
 import { isActive } from "../../protocol/lifecycle.ts";
 import { cancelThread } from "./api.ts";
 import { ThreadChromeContext, type ThreadChrome } from "./chrome-context.ts";
 import { Chat } from "./components/Chat.tsx";
-import { backgroundFrom, useFrontendTools } from "./components/FrontendTools.tsx";
+import { backgroundFrom, DefaultFrontendTools } from "./components/FrontendTools.tsx";
 import { Inspector } from "./components/Inspector.tsx";
 import { StatePanel } from "./components/StatePanel.tsx";
 import { StatusBar } from "./components/StatusBar.tsx";
 import { ThreadList } from "./components/ThreadList.tsx";
 import { useToolCards } from "./components/ToolCards.tsx";
+import { DemoIntro } from "./demos/DemoIntro.tsx";
+import { DemoPicker } from "./demos/DemoPicker.tsx";
+import type { DemoFeature } from "./demos/feature.ts";
+import { isFresh, markStarted } from "./fresh-threads.ts";
 import { chromeFor, settled, type ChromeStatus } from "./status.ts";
 import { useThread } from "./useThread.ts";
 
 interface Props {
+  agentId: string;
+  /** The demo feature this page shows; none for the Threadline agent's page. */
+  demo?: DemoFeature;
   threadId: string;
   navigate(threadId: string): void;
   newThread(): void;
 }
 
-export function App({ threadId, navigate, newThread }: Props) {
-  const view = useThread(threadId);
-  const { agent } = useAgent();
+export function App({ agentId, demo, threadId, navigate, newThread }: Props) {
+  // A thread this tab minted does not exist on the server before its first run starts: asking
+  // for it would only earn 404s (logged by the browser as errors), so the view waits for that.
+  // Read on every render, not kept in state: a state would lag one render behind a thread switch.
+  const [, setStarted] = useState<string | null>(null);
+  const view = useThread(threadId, !isFresh(threadId));
+  const { agent } = useAgent({ agentId });
   const { copilotkit } = useCopilotKit();
   useToolCards();
-  useFrontendTools();
 
   // The browser knows a run started before the server's row says so: bridge the gap.
   const [submitted, setSubmitted] = useState(false);
@@ -39,6 +50,11 @@ export function App({ threadId, navigate, newThread }: Props) {
   }, [server]);
   useEffect(() => {
     const sub = agent.subscribe({
+      // RUN_STARTED is projected from the committed log: the thread exists from here on.
+      onRunStartedEvent: () => {
+        markStarted(threadId);
+        setStarted(threadId); // re-render: the thread is no longer fresh
+      },
       onRunFinalized: () => {
         setSubmitted(false);
         view.refresh();
@@ -49,7 +65,7 @@ export function App({ threadId, navigate, newThread }: Props) {
       },
     });
     return () => sub.unsubscribe();
-  }, [agent, view.refresh]);
+  }, [agent, threadId, view.refresh]);
 
   // A run this page did not start (another tab, another client, another server instance): once
   // the log says it is active and nothing streams here, attach to it through CopilotKit's connect.
@@ -80,6 +96,7 @@ export function App({ threadId, navigate, newThread }: Props) {
 
   const context = useMemo<ThreadChrome>(
     () => ({
+      agentId,
       threadId,
       status,
       chrome,
@@ -87,32 +104,55 @@ export function App({ threadId, navigate, newThread }: Props) {
       terminal: view.terminal,
       onSubmitted: () => setSubmitted(true),
     }),
-    [threadId, status, chrome, view.detail, view.terminal],
+    [agentId, threadId, status, chrome, view.detail, view.terminal],
   );
 
   const background = backgroundFrom(agent.messages as never[]);
+  const Tools = demo ? demo.Tools : DefaultFrontendTools;
+  const Panel = demo?.Panel;
+  const Provider = demo?.Provider ?? Fragment;
   return (
     <ThreadChromeContext.Provider value={context}>
-      <div className="app" data-testid="app" data-background={background ?? ""} style={background ? { background } : undefined}>
-        <header className="topbar">
-          <span className="brand">Threadline</span>
-          <span className="thread-id" data-testid="thread-id" title={threadId}>
-            {threadId}
-          </span>
-          <StatusBar status={status} chrome={chrome} events={view.events} onCancel={cancel} onNew={newThread} />
-          <a className="v1-link" href="/v1">
-            v1 page
-          </a>
-        </header>
-        <ThreadList currentId={threadId} pulse={`${threadId}:${server ?? "NEW"}`} onSelect={navigate} onNew={newThread} />
-        <main className="middle">
-          <StatePanel editable={chrome.inputEnabled} live={isActive(status)} />
-          <Inspector events={view.events} connected={view.connected} />
-        </main>
-        <aside className="chat-sidebar">
-          <Chat />
-        </aside>
-      </div>
+      <Provider>
+        {Tools && <Tools />}
+        <div
+          className="app"
+          data-testid="app"
+          data-agent={agentId}
+          data-background={background ?? ""}
+          style={background ? { background } : undefined}
+        >
+          <header className="topbar">
+            <span className="brand">Threadline</span>
+            {demo && <span className="demo-title" data-testid="demo-title">{demo.title}</span>}
+            <span className="thread-id" data-testid="thread-id" title={threadId}>
+              {threadId}
+            </span>
+            <StatusBar status={status} chrome={chrome} events={view.events} onCancel={cancel} onNew={newThread} />
+            <a className="v1-link" href="/v1">
+              v1 page
+            </a>
+          </header>
+          <div className="left">
+            <DemoPicker current={demo?.slug ?? null} />
+            <ThreadList agentId={agentId} currentId={threadId} pulse={`${threadId}:${server ?? "NEW"}`} onSelect={navigate} onNew={newThread} />
+          </div>
+          <main className="middle">
+            {demo ? (
+              <>
+                <DemoIntro feature={demo} />
+                {Panel && <Panel />}
+              </>
+            ) : (
+              <StatePanel editable={chrome.inputEnabled} live={isActive(status)} />
+            )}
+            <Inspector events={view.events} connected={view.connected} />
+          </main>
+          <aside className="chat-sidebar">
+            <Chat />
+          </aside>
+        </div>
+      </Provider>
     </ThreadChromeContext.Provider>
   );
 }

@@ -4,6 +4,8 @@ import type { ThreadDetail } from "./api.ts";
 import type { Chrome, ChromeStatus } from "./status.ts";
 
 export interface ThreadChrome {
+  /** The agent this page talks to (`default`, or a feature demo's). */
+  agentId: string;
   threadId: string;
   status: ChromeStatus;
   chrome: Chrome;

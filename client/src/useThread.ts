@@ -2,6 +2,10 @@
  * One thread as the server sees it: its row (status, tool calls, state) and its raw workflow
  * events, live from GET /api/threads/:id/events. Every batch of events refreshes the row, so the
  * status chrome follows the durable status, not the browser's guess.
+ *
+ * `exists: false` (a thread this tab minted, before its first run starts) asks the server
+ * nothing: it would answer 404 and the browser would log each one as an error. The view is then
+ * loaded and empty, and starts following as soon as `exists` turns true.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { getThread, type ThreadDetail, type WorkflowEvent } from "./api.ts";
@@ -20,7 +24,7 @@ export interface ThreadView {
   refresh(): void;
 }
 
-export function useThread(threadId: string): ThreadView {
+export function useThread(threadId: string, exists = true): ThreadView {
   const [detail, setDetail] = useState<ThreadDetail | null>(null);
   const [loaded, setLoaded] = useState(false);
   const [events, setEvents] = useState<WorkflowEvent[]>([]);
@@ -29,8 +33,12 @@ export function useThread(threadId: string): ThreadView {
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const current = useRef(threadId);
   current.current = threadId;
+  const known = useRef(exists);
+  known.current = exists;
 
   const refresh = useCallback(() => {
+    // Callers refresh on any run's end, CopilotKit's connect of a new thread included.
+    if (!known.current) return;
     clearTimeout(timer.current);
     timer.current = setTimeout(() => {
       const id = current.current;
@@ -44,11 +52,18 @@ export function useThread(threadId: string): ThreadView {
     }, 80);
   }, []);
 
+  // A new thread that has just come into existence keeps its view (empty, NEW) until the
+  // server's answer replaces it, rather than flashing "Loading…".
+  const shownThread = useRef<string | null>(null);
   useEffect(() => {
-    setDetail(null);
-    setLoaded(false);
-    setEvents([]);
-    setTerminal({});
+    if (shownThread.current !== threadId) {
+      shownThread.current = threadId;
+      setDetail(null);
+      setLoaded(!exists);
+      setEvents([]);
+      setTerminal({});
+    }
+    if (!exists) return;
     refresh();
     const stop = followSse(`/api/threads/${encodeURIComponent(threadId)}/events`, {
       onOpen: () => setConnected(true),
@@ -68,7 +83,7 @@ export function useThread(threadId: string): ThreadView {
       clearTimeout(timer.current);
       setConnected(false);
     };
-  }, [threadId, refresh]);
+  }, [threadId, exists, refresh]);
 
   return { detail, loaded, events, terminal, connected, refresh };
 }

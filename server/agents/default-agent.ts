@@ -13,6 +13,7 @@ import {
   UpdateTasksArgsSchema,
   type WeatherResult,
 } from "../demo/fixtures.ts";
+import { abortableWait } from "./abortable-wait.ts";
 import { defineAgent, defineTool, type AgentDefinition } from "./define.ts";
 
 const CONDITIONS = ["Sunny", "Partly cloudy", "Overcast", "Light rain", "Windy", "Clear"];
@@ -30,21 +31,6 @@ export function forecast(location: string): WeatherResult {
     humidity: 30 + (h % 60),
     windSpeed: 2 + (h % 30),
   };
-}
-
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function asRecord(v: unknown): Record<string, unknown> {
@@ -91,7 +77,7 @@ export function defaultAgent(opts: DefaultAgentOptions = {}): AgentDefinition {
         await ctx.state.patch([{ op: "replace", path: `/plan/steps/${i}/status`, value: "running" }]);
         await ctx.progress({ goal, step: i + 1, of: steps.length, description }, "plan-progress");
         await ctx.terminal(`[${i + 1}/${steps.length}] ${description}\n`);
-        await wait(stepDelay, ctx.signal);
+        await abortableWait(stepDelay, ctx.signal);
         await ctx.state.patch([{ op: "replace", path: `/plan/steps/${i}/status`, value: "completed" }]);
       }
       await ctx.terminal(`plan complete: ${goal}\n`);

@@ -10,6 +10,18 @@
  */
 import type { Operation } from "fast-json-patch";
 import { z } from "zod";
+import type { EventOf } from "../../protocol/events.ts";
+import {
+  PredictStateSchema,
+  renderStateAsJson,
+  STATE_CONTEXT_MAX_BYTES,
+  StateRenderingSchema,
+  type PredictStateRule,
+  type StateInContext,
+  type StateInContextOption,
+} from "./state-options.ts";
+
+export type { PredictStateRule, StateInContext, StateInContextOption } from "./state-options.ts";
 
 /** What a running tool may do besides returning its result. */
 export interface ToolContext {
@@ -28,19 +40,70 @@ export interface ToolContext {
   };
   /** Shows the tool's progress as an AG-UI activity message (ACTIVITY_SNAPSHOT). */
   progress(content: Record<string, unknown>, activityType?: string): Promise<void>;
+  /** RunAgentInput.forwardedProps of the run (what CopilotKit's `properties` become); read-only. */
+  forwardedProps: unknown;
   /** Streams terminal output, for tools that run commands. */
   terminal(data: string, stream?: "stdout" | "stderr"): Promise<void>;
+  /** Records a file the tool wrote (durable `artifact.written`, CUSTOM "artifact" for clients). */
+  artifact(artifact: ArtifactWrite): Promise<void>;
   /**
    * Ends the conversation once this tool returns: the run finishes and the thread becomes
    * COMPLETED (a later run reopens it). For agents whose work has a natural end.
    */
   complete(result?: unknown): void;
+  /**
+   * Asks the user and waits for the answer, durably: the run ends with the thread WAITING and an
+   * interrupt clients render (README, "Interrupts"); the run that carries the answer executes
+   * this tool again from the start, and this call then returns the answer's payload at once.
+   * So the code before it must be safe to run twice (read, don't write). A cancelled interrupt
+   * (or one superseded by a new message) throws InterruptCancelledError here; uncaught, the
+   * model reads it as the tool's error. Rejected: keeping the tool's promise pending across the
+   * wait, which no restart or other instance could resume.
+   */
+  interrupt(request: InterruptAsk): Promise<unknown>;
+}
+
+/** What `ctx.artifact()` records: protocol/events.ts ArtifactWrittenSchema without the ids. */
+export type ArtifactWrite = Omit<EventOf<"artifact.written">["data"], "runId" | "toolCallId">;
+
+/** What `instructionsFor` is told about the run whose system prompt it writes. */
+export interface RunInfo {
+  threadId: string;
+  forwardedProps: unknown;
+}
+
+/** What `ctx.interrupt()` asks; `reason` is a short machine-readable word, `message` the question. */
+export interface InterruptAsk {
+  reason: string;
+  message?: string;
+  /** What the client needs to render the question (options, defaults...); JSON. */
+  payload?: unknown;
+  /** JSON Schema of the expected answer, passed to the client as is. */
+  responseSchema?: Record<string, unknown>;
+}
+
+/** Thrown by ctx.interrupt() when the user cancelled the question or answered with a new message. */
+export class InterruptCancelledError extends Error {
+  override readonly name = "InterruptCancelledError";
+  readonly code = "INTERRUPT_CANCELLED";
+  constructor(
+    readonly interruptId: string,
+    readonly reason: string,
+  ) {
+    super(`The user did not answer (${reason}).`);
+  }
 }
 
 export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   parameters: P;
+  /**
+   * The call waits for the user's approval before it executes (true, or decided from the
+   * validated arguments). Approved: it runs once; denied: it does not run and the model gets a
+   * result saying so, with the user's reason.
+   */
+  needsApproval?: boolean | ((args: z.infer<P>) => boolean | Promise<boolean>);
   execute(args: z.infer<P>, ctx: ToolContext): unknown | Promise<unknown>;
 }
 
@@ -51,6 +114,8 @@ export interface AgentDefinition {
   id: string;
   description: string;
   instructions: string;
+  /** The run's instructions when it should not be `instructions` (undefined: `instructions`). */
+  instructionsFor?: (run: RunInfo) => string | undefined;
   /** Overrides OPENAI_MODEL for this agent. */
   model?: string;
   tools: ToolDefinition[];
@@ -64,17 +129,44 @@ export interface AgentDefinition {
    * must not be retried after an unknown outcome).
    */
   onRecovery: "resume" | "fail";
+  /** How the shared state reaches the model (AgentInput.stateInContext, defaults filled in); false: it does not. */
+  stateInContext: StateInContext | false;
+  /** Tool arguments written to state keys while they stream (AgentInput.predictState). */
+  predictState: PredictStateRule[];
 }
 
 export interface AgentInput {
   id: string;
   description?: string;
   instructions: string;
+  /**
+   * Per-run instructions, e.g. from forwardedProps (the coding agent's `systemPrompt`); returning
+   * undefined keeps `instructions`. Called for every LLM request of the run.
+   */
+  instructionsFor?: (run: RunInfo) => string | undefined;
   model?: string;
   tools?: ToolDefinition[];
   maxTurns?: number;
   doubleTexting?: DoubleTextingPolicy;
   onRecovery?: "resume" | "fail";
+  /**
+   * How the thread's shared state reaches the model. Default: every LLM request carries the state
+   * as it is then (so a tool's change is seen on the next request of the same run), as compact
+   * JSON after the instructions, cut past STATE_CONTEXT_MAX_BYTES (8 KB) with a marker.
+   * `{ render(state) { return text } }` renders it your way ("" leaves it out of that request);
+   * `{ maxBytes }` moves the bound (UTF-8 bytes, at least STATE_CONTEXT_MIN_BYTES); `false`: the
+   * model never sees the state.
+   */
+  stateInContext?: StateInContextOption;
+  /**
+   * Predictive state: while the model streams a call of `tool`, the value of its `argument` so far
+   * is written to `stateKey` of the shared state (clients get STATE_DELTA before TOOL_CALL_END),
+   * at most once per PREDICT_STATE_INTERVAL_MS per call. When the arguments are complete the key
+   * holds the argument's final value; a tool that then writes the key wins. A call that fails,
+   * is cancelled, or ends without the argument puts the key back as it was.
+   *   predictState: [{ tool: "write_document", argument: "document", stateKey: "document" }]
+   */
+  predictState?: PredictStateRule[];
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -106,12 +198,49 @@ export function defineAgent(input: AgentInput): AgentDefinition {
     id: input.id,
     description: input.description ?? "",
     instructions: input.instructions,
+    ...(input.instructionsFor && { instructionsFor: input.instructionsFor }),
     model: input.model,
     tools,
     maxTurns: input.maxTurns ?? 10,
     doubleTexting: input.doubleTexting ?? "reject",
     onRecovery: input.onRecovery ?? "resume",
+    stateInContext: stateInContextOf(input),
+    predictState: predictStateOf(input),
   };
+}
+
+function describeOption(option: string, issues: z.core.$ZodIssue[]): string {
+  return issues.map((i) => `${[option, ...i.path.map(String)].join(".")}: ${i.message}`).join("; ");
+}
+
+function stateInContextOf(input: AgentInput): StateInContext | false {
+  if (input.stateInContext === false) return false;
+  const parsed = StateRenderingSchema.safeParse(input.stateInContext ?? {});
+  if (!parsed.success) throw new AgentDefinitionError(`Agent "${input.id}": ${describeOption("stateInContext", parsed.error.issues)}.`);
+  return { render: parsed.data.render ?? renderStateAsJson, maxBytes: parsed.data.maxBytes ?? STATE_CONTEXT_MAX_BYTES };
+}
+
+function predictStateOf(input: AgentInput): PredictStateRule[] {
+  const parsed = PredictStateSchema.safeParse(input.predictState ?? []);
+  if (!parsed.success) throw new AgentDefinitionError(`Agent "${input.id}": ${describeOption("predictState", parsed.error.issues)}.`);
+  const writers = new Map<string, string>();
+  for (const [i, rule] of parsed.data.entries()) {
+    if (!TOOL_NAME.test(rule.tool)) {
+      throw new AgentDefinitionError(
+        `Agent "${input.id}": predictState.${i}.tool "${rule.tool}" can never be called: tool names are 1-64 letters, digits, "_" or "-".`,
+      );
+    }
+    // Two arguments of one call racing for one key would leave it to whichever streamed last.
+    const key = JSON.stringify([rule.tool, rule.stateKey]);
+    const other = writers.get(key);
+    if (other !== undefined) {
+      throw new AgentDefinitionError(
+        `Agent "${input.id}": predictState writes state key "${rule.stateKey}" from both "${other}" and "${rule.argument}" of tool "${rule.tool}"; keep one.`,
+      );
+    }
+    writers.set(key, rule.argument);
+  }
+  return parsed.data;
 }
 
 /** The JSON Schema of a tool's parameters, as the LLM's function-calling API wants it. */

@@ -1,6 +1,6 @@
 /**
  * The built-in demo model's script: aimock fixtures that exercise every feature of the
- * `default` agent without a network or an API key.
+ * `default` agent, and of the feature demo agents (scripts/), without a network or an API key.
  *
  * Matching is aimock's: the first fixture whose match passes answers, and `userMessage` looks at
  * the last *user* message even when the request ends with a tool result. So the follow-ups to
@@ -8,9 +8,10 @@
  * specific first (DEMO_TRIGGER_ORDER); then one catch-all. Answers are functions of the request
  * only, so the same conversation always gets the same reply, tool call ids included.
  */
-import { createHash } from "node:crypto";
-import type { ChatCompletionRequest, ChatMessage, Fixture } from "@copilotkit/aimock";
+import type { ChatCompletionRequest, Fixture } from "@copilotkit/aimock";
 import { z } from "zod";
+import { demoAgentFixtures } from "./scripts/index.ts";
+import { answeredCalls, captured, lastResultIs, lastUserText, offers, parseObject, toolCall, type AnsweredCall } from "./request.ts";
 
 /** The default agent's backend tools, and the frontend tools the demo script knows. */
 export const DEMO_TOOLS = {
@@ -79,69 +80,9 @@ export const RunPlanArgsSchema = z.object({ goal: z.string(), steps: z.array(z.s
 export const ChangeBackgroundArgsSchema = z.object({ background: z.string().describe("Any CSS background value") });
 export const ConfirmActionArgsSchema = z.object({ action: z.string().describe("What needs the user's approval") });
 
-// ---- reading the request ----------------------------------------------------------------
-
-function text(content: ChatMessage["content"]): string {
-  if (typeof content === "string") return content;
-  return (content ?? []).map((p) => p.text ?? "").join("");
-}
-
-function lastUserText(req: ChatCompletionRequest): string {
-  const user = req.messages.findLast((m) => m.role === "user");
-  return user ? text(user.content) : "";
-}
-
-function offers(req: ChatCompletionRequest, tool: string): boolean {
-  return (req.tools ?? []).some((t) => t.function.name === tool);
-}
-
 function says(req: ChatCompletionRequest, trigger: DemoTrigger): boolean {
   const message = lastUserText(req).toLowerCase();
   return DEMO_TRIGGERS[trigger].some((w) => message.includes(w));
-}
-
-interface AnsweredCall {
-  name: string;
-  args: Record<string, unknown>;
-  result: string;
-}
-
-/** The tool results after the last user message, with the calls they answer. */
-function answeredCalls(req: ChatCompletionRequest): AnsweredCall[] {
-  const calls = new Map<string, { name: string; arguments: string }>();
-  for (const m of req.messages) for (const c of m.tool_calls ?? []) calls.set(c.id, c.function);
-  const lastUser = req.messages.findLastIndex((m) => m.role === "user");
-  return req.messages.slice(lastUser + 1).flatMap((m) => {
-    const call = m.role === "tool" && m.tool_call_id ? calls.get(m.tool_call_id) : undefined;
-    return call ? [{ name: call.name, args: parseObject(call.arguments), result: text(m.content) }] : [];
-  });
-}
-
-function lastResultIs(tool: string) {
-  return (req: ChatCompletionRequest) => req.messages.at(-1)?.role === "tool" && answeredCalls(req).at(-1)?.name === tool;
-}
-
-function parseObject(json: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(json);
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-/** Stable per conversation and position, so a re-issued request gets the same ids. */
-function callId(req: ChatCompletionRequest, i: number): string {
-  const hash = createHash("sha256").update(JSON.stringify(req.messages)).update(String(i));
-  return `call_${hash.digest("hex").slice(0, 24)}`;
-}
-
-function toolCall(req: ChatCompletionRequest, i: number, name: string, args: object) {
-  return { id: callId(req, i), name, arguments: JSON.stringify(args) };
-}
-
-function captured(message: string, re: RegExp, fallback: string): string {
-  return re.exec(message)?.[1]?.trim() || fallback;
 }
 
 // ---- answers ----------------------------------------------------------------------------
@@ -187,6 +128,10 @@ export function demoFixtures(): Fixture[] {
       match: { predicate: (req) => lastUserText(req).toLowerCase().includes(DEMO_FAILURE_PROMPT.toLowerCase()) },
       response: { error: { message: "Simulated upstream failure (the demo model's failure phrase)", type: "server_error" }, status: 503 },
     },
+
+    // The feature demo agents (server/agents/demos): each is recognised by a tool only it is
+    // offered, so their scripts go before the default agent's word triggers.
+    ...demoAgentFixtures(),
 
     // Follow-ups: the request ends with a tool result.
     {

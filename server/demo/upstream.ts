@@ -5,6 +5,7 @@
  * exercises the same code path (streaming, tool calls, usage) that production uses.
  */
 import { LLMock } from "@copilotkit/aimock";
+import { approvalsFixtures } from "./approvals-fixtures.ts";
 import { demoFixtures } from "./fixtures.ts";
 
 export interface DemoUpstreamOptions {
@@ -35,7 +36,8 @@ export async function startDemoUpstream(opts: DemoUpstreamOptions = {}): Promise
     // aimock journals every request body for inspection; a long-running demo needs only a few.
     journalMaxEntries: 20,
   });
-  mock.addFixtures(demoFixtures());
+  // The approvals agent's script first: it answers only requests that offer that agent's tools.
+  mock.addFixtures([...approvalsFixtures(), ...demoFixtures()]);
   const base = await mock.start();
   return { url: `${base.replace(/\/$/, "")}/v1`, stop: () => mock.stop() };
 }

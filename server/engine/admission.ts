@@ -5,7 +5,10 @@
  * double-texting policy: reject (409), enqueue, or interrupt the active run.
  */
 import type { RunAgentInput } from "@ag-ui/core";
-import type { WorkflowEvent } from "../../protocol/events.ts";
+import { keptBy, MAIN_BRANCH, planFork } from "../../protocol/branches.ts";
+import type { Checkpoint } from "../../protocol/checkpoint.ts";
+import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
+import type { ProjectionSeed } from "../../protocol/project.ts";
 import { Reconstructor } from "../../protocol/reconstruct.ts";
 import { isActive } from "../../protocol/status.ts";
 import type { AgentDefinition, DoubleTextingPolicy } from "../agents/define.ts";
@@ -14,6 +17,8 @@ import { DEFAULT_TENANT } from "../tenant.ts";
 import type { ThreadRow } from "../store/types.ts";
 import type { EngineCore } from "./engine-core.ts";
 import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "./errors.ts";
+import { assertInterruptOrder } from "../../protocol/lifecycle.ts";
+import { assertResumable, planResume } from "./resume.ts";
 import { mergeState, newMessagesOf } from "./run-input.ts";
 import { foldThread } from "./thread-fold.ts";
 
@@ -40,6 +45,12 @@ export interface StartedRun {
   afterSeq: number;
   /** True when the run waits behind the thread's active run (policy enqueue / interrupt). */
   queued: boolean;
+  /**
+   * For a run that started now: the projection as of just before its first events, and those
+   * events as committed. Its stream projects them and follows the log after them, reading
+   * nothing before RUN_STARTED. Absent for a queued run (its stream reads the log).
+   */
+  start?: { seed: ProjectionSeed; events: StoredEvent[] };
 }
 
 /**
@@ -57,16 +68,20 @@ export async function startRun(
   const tenantId = opts.tenantId ?? DEFAULT_TENANT;
   let thread: ThreadRow | null = null;
   for (let attempt = 1; attempt <= ADMISSION_ATTEMPTS; attempt++) {
-    // Unscoped: a scoped miss could not tell "not there" (create it) from "another tenant's".
-    thread = await core.store.getThread(threadId);
+    // One read: the row (unscoped: a scoped miss could not tell "not there", to create, from
+    // "another tenant's"), whether the run id is taken, and the checkpoint the fold starts from.
+    const view = await core.store.admissionView(threadId, runId);
+    thread = view.thread;
     if (thread && thread.tenantId !== tenantId) throw new ThreadNotOwnedError(threadId, tenantId);
     if (thread && thread.agentId !== agent.id) throw new ThreadAgentMismatchError(threadId, thread.agentId, agent.id);
     // Run ids name a run for good: a second run under one would mix two runs' frames in a replay.
-    if (thread && (await core.store.getRun(threadId, runId))) throw new RunIdReusedError(threadId, runId);
+    if (view.runTaken) throw new RunIdReusedError(threadId, runId);
+    // Interrupts (resume.ts): an answer on a thread that is not WAITING answers nothing.
+    assertResumable(threadId, thread, input);
     try {
       // A thread row with no events yet was only just created (or its first run never began).
       if (thread && isActive(thread.status) && thread.lastSeq > 0) return await busy(core, thread, agent, input, opts);
-      return await begin(core, agent, input, thread, tenantId);
+      return await begin(core, agent, input, thread, tenantId, view.checkpoint, true);
     } catch (err) {
       // Refused admission; or the thread was deleted under an enqueue: look again.
       if (!(err instanceof AdmissionRefusedError) && !(err instanceof ThreadNotFoundError)) throw err;
@@ -90,7 +105,8 @@ export async function drainQueue(core: EngineCore, threadId: string): Promise<vo
         return;
       }
       try {
-        await begin(core, agent, next.input as RunAgentInput, thread, thread.tenantId);
+        // No fork from a queued run: its history was sent before the answers it waited behind.
+        await begin(core, agent, next.input as RunAgentInput, thread, thread.tenantId, undefined, false);
         return;
       } catch (err) {
         if (!(err instanceof AdmissionRefusedError)) throw err;
@@ -132,13 +148,22 @@ async function begin(
   input: RunAgentInput,
   thread: ThreadRow | null,
   tenantId: string,
+  /** read with `thread` (null: none), or undefined to read it now */
+  checkpoint: Checkpoint | null | undefined,
+  /** whether a history that leaves the current branch forks it (protocol/branches.ts) */
+  mayFork: boolean,
 ): Promise<StartedRun> {
   const { threadId, runId } = input;
   const expectedLastSeq = thread?.lastSeq ?? 0;
   const isNew = expectedLastSeq === 0;
-  const fold = isNew ? new Reconstructor() : await foldThread(core.store, threadId);
+  const fold = isNew ? new Reconstructor() : await foldThread(core.store, threadId, { checkpoint, lastSeq: expectedLastSeq });
   const snapshot = fold.snapshot();
-  const newMessages = newMessagesOf(snapshot.messages, input.messages);
+  // A history that leaves the current branch forks it: the run starts from what the fork keeps.
+  const fork = mayFork && !isNew ? planFork(snapshot.messages, input.messages) : null;
+  const base = fork ? keptBy(snapshot.messages, fork.keepThrough) : snapshot.messages;
+  // Answers to pending interrupts leave the messages and become interrupt.resolved (resume.ts).
+  const resumed = planResume(threadId, runId, fold.interrupts(), newMessagesOf(base, input.messages), input.resume);
+  const newMessages = resumed.messages;
   const state = mergeState(snapshot.state, input.state);
   const batch: WorkflowEvent[] = [];
   if (isNew) batch.push({ type: "thread.created", data: { agentId: agent.id } });
@@ -152,6 +177,14 @@ async function begin(
       ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),
     },
   });
+  if (fork) {
+    const parentRunId = input.parentRunId ?? snapshot.lastEndedRunId;
+    batch.push({
+      type: "branch.forked",
+      data: { runId, branchId: runId, fromBranchId: snapshot.branch ?? MAIN_BRANCH, keepThrough: fork.keepThrough, ...(parentRunId && { parentRunId }) },
+    });
+  }
+  batch.push(...resumed.events);
   for (const message of newMessages) {
     batch.push({ type: "message.appended", data: { runId, source: "input", message } });
   }
@@ -159,6 +192,7 @@ async function begin(
     batch.push({ type: "state.set", data: { runId, state } });
   }
   batch.push({ type: "workflow.started", data: { runId } });
+  assertInterruptOrder(batch);
   const stored = await core.store.append(threadId, batch, {
     admit: { agentId: agent.id, tenantId, owner: core.owner, ttlMs: core.leaseTtlMs, expectedLastSeq },
   });
@@ -169,10 +203,15 @@ async function begin(
     agent,
     frontendTools: input.tools ?? [],
     context: input.context ?? [],
-    messages: [...snapshot.messages, ...newMessages],
+    forwardedProps: input.forwardedProps,
+    messages: [...base, ...newMessages],
     state,
     afterSeq: stored[stored.length - 1]!.seq,
     fold,
   });
-  return { threadId, runId, afterSeq: stored[0]!.seq - 1, queued: false };
+  // A stream may start from the fold only between runs (Projector.at); an admitted thread is
+  // settled, so this holds unless its log ended a run without the lifecycle noticing.
+  const seed = { threadId, seq: expectedLastSeq, messages: snapshot.messages, state: snapshot.state };
+  const start = snapshot.activeRunId === undefined ? { start: { seed, events: stored } } : {};
+  return { threadId, runId, afterSeq: stored[0]!.seq - 1, queued: false, ...start };
 }

@@ -83,3 +83,17 @@ export class RunAborted extends Error {
     super(`run aborted: ${reason}`);
   }
 }
+
+/**
+ * Thrown inside a run when a tool needs the user (approval, ctx.interrupt): the run ends WAITING
+ * for these interrupts. Not a failure: the loop turns it into its "waiting" outcome.
+ */
+export class InterruptRaised extends Error {
+  override readonly name = "InterruptRaised";
+  constructor(
+    readonly kind: "approval" | "input",
+    readonly interruptIds: string[],
+  ) {
+    super(`run waits for interrupt(s) ${interruptIds.join(", ")}`);
+  }
+}

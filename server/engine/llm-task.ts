@@ -10,6 +10,8 @@ import { resumesLater, RunAborted, RunFailure } from "./errors.ts";
 import type { ChatTool } from "./chat-model.ts";
 import { LlmError, toOpenAIMessages } from "./llm.ts";
 import type { RunContext } from "./run-context.ts";
+import { stateForModel } from "./state-context.ts";
+import { ToolCallPrediction } from "./tool-call-prediction.ts";
 
 interface OpenToolCall {
   id: string;
@@ -17,6 +19,8 @@ interface OpenToolCall {
   providerId?: string;
   name: string;
   args: string;
+  /** Writes the call's streaming arguments to state keys (AgentDefinition.predictState). */
+  prediction?: ToolCallPrediction;
 }
 
 /** Every tool-call id the conversation already uses, on a call or on a result. */
@@ -29,10 +33,16 @@ function usedToolCallIds(messages: readonly Message[]): Set<string> {
   return used;
 }
 
+/** Instructions, then the application's context, then the shared state as of this request. */
 export function systemPrompt(ctx: RunContext): string {
-  if (ctx.context.length === 0) return ctx.agent.instructions;
-  const lines = ctx.context.map((c) => `- ${c.description}: ${c.value}`);
-  return `${ctx.agent.instructions}\n\nContext from the application:\n${lines.join("\n")}`;
+  const parts = [ctx.agent.instructionsFor?.({ threadId: ctx.threadId, forwardedProps: ctx.forwardedProps }) ?? ctx.agent.instructions];
+  if (ctx.context.length > 0) {
+    const lines = ctx.context.map((c) => `- ${c.description}: ${c.value}`);
+    parts.push(`Context from the application:\n${lines.join("\n")}`);
+  }
+  const state = stateForModel(ctx.agent, ctx.state);
+  if (state !== "") parts.push(state);
+  return parts.join("\n\n");
 }
 
 export function chatTools(ctx: RunContext): ChatTool[] {
@@ -59,6 +69,8 @@ export function chatTools(ctx: RunContext): ChatTool[] {
 /** Runs LLM request number `turn` of the run and returns the messages it added. */
 export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message[]> {
   const { runId, writer } = ctx;
+  // Before the task opens: a render function that throws fails the run with its own code.
+  const system = systemPrompt(ctx);
   // The turn number restarts when a recovered run resumes: the random tail keeps task ids unique.
   const taskId = `${runId}:llm:${turn}:${ctx.ids.message().slice(-8)}`;
   writer.emit({ type: "task.created", data: { runId, taskId, kind: "llm", name: `llm-request-${turn}` } });
@@ -67,6 +79,8 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   let text = "";
   let textOpen = false;
   let reasoning: { id: string; content: string; open: boolean } | undefined;
+  /** The provider's opaque reasoning items of this request, in order (reasoning_details). */
+  const reasoningDetails: Record<string, unknown>[] = [];
   const calls = new Map<number, OpenToolCall>();
   const usedIds = usedToolCallIds(ctx.messages);
 
@@ -79,7 +93,7 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
 
   try {
     const stream = ctx.model.streamChat({
-      messages: toOpenAIMessages(ctx.messages, systemPrompt(ctx)),
+      messages: toOpenAIMessages(ctx.messages, system),
       tools: chatTools(ctx),
       signal: ctx.signal,
       model: ctx.agent.model,
@@ -94,6 +108,10 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
           if (!reasoning.open) break; // reasoning after the answer began: keep the first span only
           reasoning.content += d.delta;
           writer.emit({ type: "reasoning.delta", data: { runId, messageId: reasoning.id, delta: d.delta } });
+          break;
+        case "reasoning_details":
+          reasoningDetails.push(...d.details);
+          if (!reasoning) reasoning = { id: ctx.ids.message(), content: "", open: false };
           break;
         case "text":
           closeReasoning();
@@ -111,7 +129,8 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
           const id = fresh ? d.id : ctx.ids.toolCall();
           const providerId = !fresh && d.id !== "" ? d.id : undefined;
           usedIds.add(id);
-          calls.set(d.index, { id, ...(providerId && { providerId }), name: d.name, args: "" });
+          const prediction = ToolCallPrediction.of(ctx, d.name);
+          calls.set(d.index, { id, ...(providerId && { providerId }), name: d.name, args: "", ...(prediction && { prediction }) });
           writer.emit({
             type: "toolcall.started",
             data: { runId, toolCallId: id, name: d.name, parentMessageId: messageId, ...(providerId && { providerToolCallId: providerId }) },
@@ -123,6 +142,7 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
           if (!call) break;
           call.args += d.delta;
           writer.emit({ type: "toolcall.args", data: { runId, toolCallId: call.id, delta: d.delta } });
+          call.prediction?.args(call.args);
           break;
         }
         case "usage":
@@ -142,13 +162,18 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   } catch (err) {
     const reason = ctx.abortReason();
     // Lease or store lost, or shutdown: the run resumes later and asks the model again; nothing is kept.
-    if (reason && resumesLater(reason)) throw new RunAborted(reason);
+    if (reason && resumesLater(reason)) {
+      for (const call of calls.values()) call.prediction?.stop();
+      throw new RunAborted(reason);
+    }
+    // The calls are dropped from the conversation below, so what they predicted goes too.
+    for (const call of calls.values()) call.prediction?.withdraw();
     // Cancelled or failed mid-answer: the text clients already saw stays in the conversation, so a
     // reload shows the partial message that a client watching live ended with.
     closeReasoning();
     if (textOpen) writer.emit({ type: "text.ended", data: { runId, messageId } });
     if (reasoning) {
-      const r: ReasoningMessage = { id: reasoning.id, role: "reasoning", content: reasoning.content };
+      const r: ReasoningMessage = { id: reasoning.id, role: "reasoning", content: reasoning.content, ...encrypted(reasoningDetails) };
       writer.emit({ type: "message.appended", data: { runId, source: "agent", message: r } });
     }
     if (text !== "") {
@@ -165,12 +190,13 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   closeReasoning();
   if (textOpen) writer.emit({ type: "text.ended", data: { runId, messageId } });
   for (const call of calls.values()) {
+    call.prediction?.finish(call.args); // the final value lands before TOOL_CALL_END
     writer.emit({ type: "toolcall.ended", data: { runId, toolCallId: call.id } });
   }
 
   const added: Message[] = [];
   if (reasoning) {
-    const r: ReasoningMessage = { id: reasoning.id, role: "reasoning", content: reasoning.content };
+    const r: ReasoningMessage = { id: reasoning.id, role: "reasoning", content: reasoning.content, ...encrypted(reasoningDetails) };
     added.push(r);
   }
   const toolCalls: ToolCall[] = [...calls.values()].map((c) => ({
@@ -191,4 +217,13 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   await writer.flush();
   ctx.messages.push(...added);
   return added;
+}
+
+/**
+ * The provider's reasoning items as the reasoning message's `encryptedValue` (AG-UI's field for
+ * reasoning only the provider can read): stored with the conversation, so the next request can
+ * carry them back (openai-messages.ts), also after a restart or on another instance.
+ */
+function encrypted(details: Record<string, unknown>[]): { encryptedValue?: string } {
+  return details.length > 0 ? { encryptedValue: JSON.stringify(details) } : {};
 }

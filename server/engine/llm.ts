@@ -20,6 +20,12 @@ const tokens = z.number().int().nonnegative();
 export const LlmDeltaSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), delta: z.string() }),
   z.object({ type: z.literal("reasoning"), delta: z.string() }),
+  /**
+   * Provider reasoning the model needs back on its next turn, opaque (OpenRouter's
+   * `reasoning_details`: encrypted or signed items): kept on the reasoning message as its
+   * `encryptedValue` and sent back with the assistant message it preceded.
+   */
+  z.object({ type: z.literal("reasoning_details"), details: z.array(z.record(z.string(), z.unknown())) }),
   /** `id` is "" when the provider sends none: the engine mints one. */
   z.object({ type: z.literal("tool_call_start"), index, id: z.string(), name: z.string().min(1) }),
   z.object({ type: z.literal("tool_call_args"), index, delta: z.string() }),
@@ -126,6 +132,7 @@ function causeText(err: unknown): string {
 /** The fields OpenAI-compatible providers put reasoning in: DeepSeek/vLLM, OpenRouter. */
 interface ReasoningDelta {
   reasoning_content?: string | null;
+  reasoning_details?: Record<string, unknown>[] | null;
   reasoning?: string | null;
 }
 
@@ -237,6 +244,9 @@ export class OpenAIChatModel implements ChatModel {
         const delta = choice.delta as ChatCompletionChunk.Choice.Delta & ReasoningDelta;
         const reasoning = delta.reasoning_content || delta.reasoning;
         if (reasoning) yield { type: "reasoning", delta: reasoning };
+        if (Array.isArray(delta.reasoning_details) && delta.reasoning_details.length > 0) {
+          yield { type: "reasoning_details", details: delta.reasoning_details };
+        }
         if (delta.content) yield { type: "text", delta: delta.content };
         if (delta.tool_calls) yield* calls.accept(delta.tool_calls);
         if (choice.finish_reason) finishReason = choice.finish_reason;

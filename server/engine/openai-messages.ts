@@ -35,6 +35,8 @@ export function toOpenAIMessages(messages: Message[], systemPrompt: string): Cha
 
   const out: ChatCompletionMessageParam[] = [];
   if (systemPrompt.trim() !== "") out.push({ role: "system", content: systemPrompt });
+  /** The opaque reasoning of the reasoning message just before, for the assistant message it led to. */
+  let details: unknown[] | undefined;
   for (const m of messages) {
     switch (m.role) {
       // `developer` is OpenAI's newer name for the same thing; many compatible providers only
@@ -61,7 +63,17 @@ export function toOpenAIMessages(messages: Message[], systemPrompt: string): Cha
           return { logId: c.id, call };
         });
         if (!m.content && calls.length === 0) break;
-        out.push({ role: "assistant", content: m.content || null, ...(calls.length > 0 ? { tool_calls: calls.map((c) => c.call) } : {}) });
+        // `reasoning_details` is OpenRouter's field (the providers behind it that need their
+        // reasoning back, e.g. signed or encrypted thinking, read it there); others ignore it.
+        const carried = details ? { reasoning_details: details } : {};
+        details = undefined;
+        out.push({
+          role: "assistant",
+          content: m.content || null,
+          ...(calls.length > 0 ? { tool_calls: calls.map((c) => c.call) } : {}),
+          ...carried,
+        } as ChatCompletionMessageParam);
+        const images: ChatCompletionContentPart[] = [];
         for (const { logId, call } of calls) {
           const result = results.get(logId);
           out.push({
@@ -69,13 +81,23 @@ export function toOpenAIMessages(messages: Message[], systemPrompt: string): Cha
             tool_call_id: call.id,
             content: result ? toolResultText(result) : MISSING_TOOL_RESULT,
           });
+          for (const part of result && typeof result.content !== "string" ? result.content : []) {
+            const url = part.type === "image" ? dataUrl(part.source) : undefined;
+            if (url) images.push({ type: "text", text: `Image returned by ${call.function.name} (${call.id}):` }, { type: "image_url", image_url: { url } });
+          }
         }
+        // Chat Completions takes images in user messages only: a tool's images follow its results
+        // as one, so the model sees them on its next turn. Rejected: describing them in words.
+        if (images.length > 0) out.push({ role: "user", content: images });
         break;
       }
-      // tool: emitted after its call above. activity and reasoning are the UI's, not the model's.
+      // tool: emitted after its call above. activity and reasoning text are the UI's, not the
+      // model's; a reasoning message's encryptedValue goes back with the next assistant message.
+      case "reasoning":
+        details = m.encryptedValue ? parseDetails(m.encryptedValue) : undefined;
+        break;
       case "tool":
       case "activity":
-      case "reasoning":
         break;
     }
   }
@@ -89,6 +111,7 @@ function toolResultText(m: ToolMessage): string {
 }
 
 function partText(part: ContentPart): string {
+  if (part.type === "image" && dataUrl(part.source)) return "[image: shown to you in the next message]";
   return part.type === "text" ? part.text : omitted(part);
 }
 
@@ -134,4 +157,14 @@ function userPart(part: ContentPart): ChatCompletionContentPart {
   }
   // Said rather than dropped, so the model can tell the user what it could not see.
   return { type: "text", text: omitted(part) };
+}
+
+/** A stored encryptedValue: the provider's items (llm-task.ts); anything else is not ours to send. */
+function parseDetails(value: string): unknown[] | undefined {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -78,6 +78,7 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
       agent,
       frontendTools: accepted.data.tools,
       context: accepted.data.context,
+      forwardedProps: accepted.data.forwardedProps,
       messages: snapshot.messages,
       state: snapshot.state,
       afterSeq: stored[0]!.seq,

@@ -1,6 +1,7 @@
 /** What one executing run carries: its ids, its agent, the conversation so far, its seams. */
 import type { Context, Message, Tool } from "@ag-ui/core";
 import type { Logger } from "pino";
+import type { InterruptRecord } from "../../protocol/interrupts.ts";
 import type { AgentDefinition } from "../agents/define.ts";
 import type { AbortReason } from "./errors.ts";
 import type { ChatModel } from "./chat-model.ts";
@@ -19,6 +20,8 @@ export interface RunContext {
   frontendTools: Tool[];
   /** RunAgentInput.context: told to the LLM after the agent's instructions. */
   context: Context[];
+  /** RunAgentInput.forwardedProps as the run was accepted (tools and instructionsFor read it). */
+  forwardedProps?: unknown;
   /** The conversation as the LLM will see it; the engine appends to it as the log grows. */
   messages: Message[];
   /** The thread's shared state, kept equal to what the log says. */
@@ -29,6 +32,11 @@ export interface RunContext {
   abortReason(): AbortReason | undefined;
   /** True once a newer message asked this run to stop after the current tool (interrupt). */
   steered(): boolean;
+  /**
+   * Every interrupt of the thread with its answer, as the log has it (the run's fold, which the
+   * run's own commits keep current): what needsApproval and ctx.interrupt() decide from.
+   */
+  interrupts: ReadonlyMap<string, InterruptRecord>;
   /** Set by a tool through ToolContext.complete: the run ends COMPLETED after it. */
   completion?: { result?: unknown };
   model: ChatModel;

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
+import { INTERRUPT_TOOL_NAME } from "../../protocol/interrupts.ts";
 import type { Reconstructor } from "../../protocol/reconstruct.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ChatModelFactory } from "./chat-model.ts";
@@ -15,7 +16,7 @@ import { runLoop, type RunOutcome } from "./run-loop.ts";
 import { RunWriter } from "./run-writer.ts";
 
 /** What a run starts from: the parts of its RunContext read from the log or the request. */
-export type ExecuteParams = Pick<RunContext, "threadId" | "runId" | "agent" | "frontendTools" | "context" | "messages" | "state"> & {
+export type ExecuteParams = Pick<RunContext, "threadId" | "runId" | "agent" | "frontendTools" | "context" | "forwardedProps" | "messages" | "state"> & {
   /** The log position up to which this executor already knows the thread. */
   afterSeq: number;
   /**
@@ -172,9 +173,12 @@ export class RunExecutor {
       threadId: p.threadId,
       runId: p.runId,
       agent: p.agent,
-      frontendTools: p.frontendTools,
+      // The interrupt tool is how a client renders interrupts, not a tool for the model.
+      frontendTools: p.frontendTools.filter((t) => t.name !== INTERRUPT_TOOL_NAME),
       context: p.context,
+      forwardedProps: p.forwardedProps,
       messages: [...p.messages],
+      interrupts: p.fold.interrupts(),
       state: p.state,
       writer,
       signal: local.controller.signal,
@@ -201,7 +205,12 @@ export class RunExecutor {
     if (outcome.kind === "waiting") {
       terminal = {
         type: "workflow.suspended",
-        data: { runId, reason: outcome.reason, pendingToolCallIds: outcome.pendingToolCallIds },
+        data: {
+          runId,
+          reason: outcome.reason,
+          pendingToolCallIds: outcome.pendingToolCallIds,
+          ...(outcome.interruptIds?.length ? { interruptIds: outcome.interruptIds } : {}),
+        },
       };
     } else if (outcome.kind === "completed") {
       terminal = { type: "workflow.completed", data: { runId, ...(outcome.result !== undefined && { result: outcome.result }) } };

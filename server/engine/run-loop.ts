@@ -3,19 +3,22 @@
  * conversation as the log records it, never from a counter kept in memory, so the same function
  * serves a fresh run and a run recovered by another instance after a crash.
  *
- *   unresolved backend tool calls?  -> run them (a recorded result is never run again)
+ *   answered interrupts of calls without a result? -> run those calls (approved, or the tool
+ *                                      asked and now gets its answer) or record the denial
+ *   unresolved backend tool calls?  -> run them (a recorded result is never run again); one that
+ *                                      needs the user ends the run, WAITING for the interrupt
  *   unresolved frontend tool calls? -> end the run, WAITING for the client's results
  *   last message an answer?         -> end the run, WAITING for input
  *   otherwise                       -> one more LLM request (up to maxTurns per run)
  */
 import type { AssistantMessage, Message, ToolCall } from "@ag-ui/core";
-import { RunAborted, RunFailure, type AbortReason } from "./errors.ts";
+import { InterruptRaised, RunAborted, RunFailure, type AbortReason } from "./errors.ts";
 import { runLlmTask } from "./llm-task.ts";
 import type { RunContext } from "./run-context.ts";
 import { runToolTask, skipToolCall } from "./tool-task.ts";
 
 export type RunOutcome =
-  | { kind: "waiting"; reason: "input" | "frontend_tool"; pendingToolCallIds: string[] }
+  | { kind: "waiting"; reason: "input" | "frontend_tool" | "approval" | "interrupt"; pendingToolCallIds: string[]; interruptIds?: string[] }
   | { kind: "completed"; result?: unknown }
   | { kind: "failed"; code: string; message: string }
   | { kind: "aborted"; reason: AbortReason };
@@ -51,12 +54,35 @@ function endsWithAnswer(messages: Message[]): boolean {
   return false;
 }
 
+/**
+ * Calls anywhere in the conversation whose interrupt was answered and that have no result yet:
+ * a new user message may follow them (it superseded the question), so the latest assistant
+ * message alone does not find them. Rejected: leaving them to the stand-in result of
+ * openai-messages.ts, which would tell the model "never completed" instead of the user's answer.
+ */
+function answeredInterruptCalls(ctx: RunContext): ToolCall[] {
+  const results = new Set(ctx.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));
+  const wanted = new Set<string>();
+  for (const rec of ctx.interrupts.values()) {
+    if (rec.resolution && !results.has(rec.request.toolCallId)) wanted.add(rec.request.toolCallId);
+  }
+  if (wanted.size === 0) return [];
+  const calls: ToolCall[] = [];
+  for (const m of ctx.messages) {
+    if (m.role !== "assistant") continue;
+    for (const c of m.toolCalls ?? []) if (wanted.has(c.id)) calls.push(c);
+  }
+  return calls;
+}
+
 export async function runLoop(ctx: RunContext): Promise<RunOutcome> {
   let llmRequests = 0;
   try {
     for (;;) {
-      const unresolved = unresolvedToolCalls(ctx.messages);
-      const backend = unresolved.filter((c) => !isFrontendCall(ctx, c));
+      const answered = answeredInterruptCalls(ctx);
+      const answeredIds = new Set(answered.map((c) => c.id));
+      const unresolved = unresolvedToolCalls(ctx.messages).filter((c) => !answeredIds.has(c.id));
+      const backend = [...answered, ...unresolved.filter((c) => !isFrontendCall(ctx, c))];
       if (backend.length > 0) {
         for (const call of backend) {
           if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
@@ -85,6 +111,10 @@ export async function runLoop(ctx: RunContext): Promise<RunOutcome> {
       await runLlmTask(ctx, llmRequests);
     }
   } catch (err) {
+    if (err instanceof InterruptRaised) {
+      const reason = err.kind === "approval" ? "approval" : "interrupt";
+      return { kind: "waiting", reason, pendingToolCallIds: [], interruptIds: err.interruptIds };
+    }
     if (err instanceof RunAborted) return { kind: "aborted", reason: err.reason };
     const reason = ctx.abortReason();
     if (reason) return { kind: "aborted", reason };

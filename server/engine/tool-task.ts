@@ -6,10 +6,12 @@
  * A tool that throws, or is called with arguments its schema rejects, or does not exist, yields
  * an error result for the LLM to read and correct: never a crash of the run.
  */
-import type { ToolCall, ToolMessage } from "@ag-ui/core";
+import type { ContentPart, ToolCall, ToolMessage } from "@ag-ui/core";
 import fjp, { type Operation } from "fast-json-patch";
 import type { ToolContext, ToolDefinition } from "../agents/define.ts";
-import { RunAborted } from "./errors.ts";
+import { InterruptRaised, RunAborted } from "./errors.ts";
+import { toolResultContent } from "./tool-content.ts";
+import { askInterrupt, checkApproval, type InterruptTrace } from "./tool-interrupts.ts";
 import type { EventOf } from "../../protocol/events.ts";
 import type { RunContext } from "./run-context.ts";
 
@@ -17,10 +19,6 @@ type JsonPatch = EventOf<"state.patched">["data"]["patch"];
 
 const { applyPatch, deepClone } = fjp;
 
-function resultContent(value: unknown): string {
-  if (typeof value === "string") return value;
-  return JSON.stringify(value ?? null);
-}
 
 function describeIssues(issues: { path: PropertyKey[]; message: string }[]): string {
   return issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");
@@ -30,7 +28,7 @@ async function recordResult(
   ctx: RunContext,
   call: ToolCall,
   taskId: string,
-  outcome: { ok: true; content: string } | { ok: false; code: string; message: string },
+  outcome: { ok: true; content: string | ContentPart[] } | { ok: false; code: string; message: string },
 ): Promise<ToolMessage> {
   const { runId, writer } = ctx;
   const message: ToolMessage = {
@@ -51,7 +49,7 @@ async function recordResult(
   return message;
 }
 
-function toolContext(ctx: RunContext, call: ToolCall): ToolContext {
+function toolContext(ctx: RunContext, call: ToolCall, trace: InterruptTrace): ToolContext {
   const { runId, writer } = ctx;
   const activityId = `activity-${call.id}`;
   // A tool that goes on after a cancel (it has not awaited anything abortable yet) must not
@@ -65,6 +63,7 @@ function toolContext(ctx: RunContext, call: ToolCall): ToolContext {
     runId,
     toolCallId: call.id,
     signal: ctx.signal,
+    forwardedProps: ctx.forwardedProps,
     state: {
       get: () => deepClone(ctx.state),
       async patch(ops: Operation[]) {
@@ -93,6 +92,14 @@ function toolContext(ctx: RunContext, call: ToolCall): ToolContext {
     async terminal(data, stream = "stdout") {
       live();
       writer.emit({ type: "terminal.output", data: { runId, toolCallId: call.id, stream, data } });
+    },
+    async artifact(artifact) {
+      live();
+      await writer.commit({ type: "artifact.written", data: { runId, toolCallId: call.id, ...artifact } });
+    },
+    interrupt(ask) {
+      live();
+      return askInterrupt(ctx, call, trace, ask);
     },
   };
 }
@@ -138,12 +145,24 @@ export async function runToolTask(ctx: RunContext, call: ToolCall): Promise<Tool
     });
   }
 
+  const approval = await checkApproval(ctx, call, tool, parsed.data, taskId);
+  if (approval.denied) {
+    return recordResult(ctx, call, taskId, { ok: false, code: "DENIED", message: approval.message });
+  }
+
+  const trace: InterruptTrace = { asks: 0 };
   try {
-    const value = await tool.execute(parsed.data, toolContext(ctx, call));
-    return await recordResult(ctx, call, taskId, { ok: true, content: resultContent(value) });
+    const value = await tool.execute(parsed.data, toolContext(ctx, call, trace));
+    // A tool that caught the interrupt and returned anyway still waits: the ask is in the log.
+    if (trace.raised) throw trace.raised;
+    return await recordResult(ctx, call, taskId, { ok: true, content: toolResultContent(value) });
   } catch (err) {
     const reason = ctx.abortReason();
     if (reason) throw new RunAborted(reason);
+    if (trace.raised) {
+      await ctx.writer.commit({ type: "task.completed", data: { runId, taskId, output: { waitingFor: trace.raised.interruptIds } } });
+      throw trace.raised;
+    }
     const message = err instanceof Error ? err.message : String(err);
     ctx.logger.warn({ err, tool: tool.name, runId }, "tool failed; its error goes back to the model");
     return recordResult(ctx, call, taskId, { ok: false, code: "TOOL_ERROR", message: `${tool.name} failed: ${message}` });

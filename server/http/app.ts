@@ -16,6 +16,8 @@ import { connectRoute } from "./routes/connect.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { runRoute } from "./routes/run.ts";
 import { threadRoutes } from "./routes/threads.ts";
+import { workspaceRoutes } from "./routes/workspace.ts";
+import type { Workspaces } from "../workspace/workspaces.ts";
 import { checkOrigin, requireJsonBodies } from "./web.ts";
 import { COPILOTKIT_BASE_PATH } from "../copilotkit/router.ts";
 import { NotFoundError } from "../errors.ts";
@@ -27,6 +29,8 @@ export interface AppDeps {
   metrics: Metrics;
   logger: Logger;
   apiKeys: readonly ApiKey[];
+  /** The threads' workspaces (coding agent): GET /api/threads/:threadId/workspace[/file]. */
+  workspaces?: Workspaces;
   /** Mounted before the 404 handler: the CopilotKit runtime and the client app. */
   extraRouters?: express.RequestHandler[];
   /** Input limits and browser rules; defaults as in the README's "Limits and failure modes". */
@@ -82,6 +86,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(runRoute(deps));
   app.use(connectRoute(deps));
   app.use(threadRoutes(deps));
+  if (deps.workspaces) app.use(workspaceRoutes({ store: deps.store, workspaces: deps.workspaces }));
   for (const r of deps.extraRouters ?? []) app.use(r);
   app.use("/api", (req, res) => {
     sendError(res, 404, "NOT_FOUND", `No route ${req.method} ${req.originalUrl}. The API is described in the README.`);

@@ -7,13 +7,19 @@ import type { RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
 import { DoubleTextingPolicySchema, type DoubleTextingPolicy } from "../agents/define.ts";
+import { SYSTEM_PROMPT_MAX_CHARS } from "../agents/coding-agent.ts";
 import { zodIssues, type Issue } from "./errors.ts";
 import { idProblem } from "./ids.ts";
+import { upgradeLegacyParts } from "./legacy-parts.ts";
 
 const ThreadlineOptionsSchema = z
   .object({
     doubleTexting: DoubleTextingPolicySchema.optional(),
     onDisconnect: z.enum(["continue", "cancel"]).optional(),
+    /** the coding agent's workspace under WORKSPACE_ROOT (checked when a tool uses it) */
+    workingDirectory: z.string().min(1).max(4096).optional(),
+    /** replaces the system prompt of an agent that allows it (the coding agent) */
+    systemPrompt: z.string().max(SYSTEM_PROMPT_MAX_CHARS).optional(),
   })
   .optional();
 
@@ -47,7 +53,7 @@ export function parseRunRequest(body: unknown, headers: { get(name: string): str
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return { ok: false, issues: [{ path: "(root)", message: "expected a JSON object (an AG-UI RunAgentInput)" }] };
   }
-  const parsed = RunAgentInputSchema.safeParse(body);
+  const parsed = RunAgentInputSchema.safeParse(upgradeLegacyParts(body));
   if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error.issues) };
   const input = parsed.data as RunAgentInput;
   const issues = idIssues(input);

@@ -71,6 +71,8 @@ export class SseResponse {
   }
 
   /** Writes one frame; resolves when the socket can take more (or the client left). */
+  #corked = false;
+
   async write(frame: Frame): Promise<void> {
     if (this.#closed.signal.aborted) return;
     const chunk = this.#mode === "proto" ? encodeFrameBinary(frame) : encodeFrame(frame);
@@ -98,8 +100,26 @@ export class SseResponse {
     this.#lastWrite = Date.now();
     this.#buffered++;
     this.#metrics?.bufferedFrames.inc();
+    this.#cork();
     const ok = this.#res.write(chunk, () => this.#flushed());
     if (!ok) await this.#drained();
+  }
+
+  /**
+   * Frames written in one go (a page of a replay, whose writes chain through resolved promises)
+   * leave in one writev at the end of the tick, not one socket write each; a live token, alone in
+   * its tick, leaves at once. A full socket ends the chain (the wait for 'drain'), so the uncork
+   * runs and the buffer drains. Rejected: building a page's frames into one string, which holds
+   * a whole page of frames in memory for a client that reads nothing.
+   */
+  #cork(): void {
+    if (this.#corked) return;
+    this.#corked = true;
+    this.#res.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      this.#res.uncork();
+    });
   }
 
   #flushed(): void {

@@ -9,14 +9,13 @@
  * the projection of a page is a few milliseconds, the replay of 100K events is not.
  *
  * Live streaming and replay are the same code, so a client that resumes from any cursor gets
- * exactly the frames a client that never left got after it. Reading from seq 1 (rather than from
- * the cursor) is what keeps it exact: the projection's state (open messages, the shared state for
- * STATE_SNAPSHOT, the run's input) is a fold over the whole thread. A projection checkpoint table
- * is the optimisation to add if threads ever grow past what a paged replay reads in time.
+ * exactly the frames a client that never left got after it. The projection's state (open
+ * messages, the shared state for STATE_SNAPSHOT, the run's input) is a fold over the thread: it
+ * starts at seq 1, or between runs from what the reconstruction fold holds there (Projector.at).
  */
 import type { StoredEvent } from "../../protocol/events.ts";
 import type { Frame } from "../../protocol/frames.ts";
-import { Projector } from "../../protocol/project.ts";
+import { Projector, type ProjectionSeed } from "../../protocol/project.ts";
 import type { Metrics } from "../metrics.ts";
 import { yieldToLoop } from "../store/pages.ts";
 import type { EventStore } from "../store/types.ts";
@@ -45,15 +44,23 @@ export async function* livePages(
   }
 }
 
-/** Every event of the thread from seq 1, live, each with the frames the projection makes of it. */
+/**
+ * Every event of the thread, live, each with the frames the projection makes of it: from seq 1,
+ * or from `start` (a position between runs, ProjectionSeed, and the events committed right after
+ * it, in hand): those are projected first and the log is followed after them, which reads
+ * nothing while this process's commits feed the stream.
+ */
 export async function* threadFrames(
   store: EventStore,
   threadId: string,
   signal: AbortSignal,
   metrics?: Metrics,
+  start?: { seed: ProjectionSeed; events: StoredEvent[] },
 ): AsyncIterable<ProjectedEvent> {
-  const projector = new Projector(threadId);
-  for await (const page of livePages(store, threadId, 0, signal, metrics)) {
+  const projector = start ? Projector.at(start.seed) : new Projector(threadId);
+  for (const event of start?.events ?? []) yield { event, frames: projector.push(event) };
+  const after = start?.events.at(-1)?.seq ?? start?.seed.seq ?? 0;
+  for await (const page of livePages(store, threadId, after, signal, metrics)) {
     for (const event of page) yield { event, frames: projector.push(event) };
   }
 }

@@ -18,6 +18,13 @@ import type { StoredEvent } from "../../protocol/events.ts";
 export const LIVE_BUFFER_EVENTS = 4096;
 
 /**
+ * Threads whose last handed-over seq the feed remembers (the most recently published ones): a
+ * follower that starts at that seq starts current, with no read (see LiveFeed.subscribe). Past
+ * this many, the oldest is forgotten, and a follower of it reads once, as before.
+ */
+export const LIVE_HEADS = 10_000;
+
+/**
  * Events per read of the log, for live feeds, replays and reloads alike: what one stream holds in
  * memory at a time is one page (plus the frames of one event and the socket's high-water mark).
  * Per backend (EventStore.logPageSize): PGlite's queries run on the event loop itself, so its
@@ -27,10 +34,16 @@ export const LOG_PAGE_SIZE = { postgres: 500, pglite: 200 } as const;
 
 export class Subscription {
   #buffer: StoredEvent[] = [];
-  #mustRead = true;
+  #mustRead: boolean;
   #waiter: (() => void) | undefined;
 
-  constructor(private readonly capacity: number) {}
+  /** `current`: the log is known to end at the follower's cursor, so it starts without a read. */
+  constructor(
+    private readonly capacity: number,
+    current = false,
+  ) {
+    this.#mustRead = !current;
+  }
 
   /** Committed events of the thread, in seq order (this process's writer). */
   deliver(events: readonly StoredEvent[]): void {
@@ -85,11 +98,26 @@ export class Subscription {
 
 export class LiveFeed {
   readonly #subs = new Map<string, Set<Subscription>>();
+  /** thread id -> the seq of the last event handed over, for the LIVE_HEADS latest threads */
+  readonly #heads = new Map<string, number>();
 
-  constructor(private readonly capacity = LIVE_BUFFER_EVENTS) {}
+  constructor(
+    private readonly capacity = LIVE_BUFFER_EVENTS,
+    private readonly maxHeads = LIVE_HEADS,
+  ) {}
 
-  subscribe(threadId: string): { sub: Subscription; unsubscribe: () => void } {
-    const sub = new Subscription(this.capacity);
+  /**
+   * A subscriber of `threadId` that has everything up to `after`. When the last event this feed
+   * handed over for the thread is `after` and nothing rang for it since, the log ends there (as
+   * far as this process can know: a later commit elsewhere rings) and the subscriber starts
+   * current, without a read: a run's stream that subscribes right after its admission commit
+   * sends RUN_STARTED with no round trip. Otherwise its first move is a read, as always. Rejected:
+   * letting the caller say "I am current" (the route knows its admission's last seq), which is
+   * wrong whenever anything committed between that commit and the subscribe, and no later event
+   * exposes the gap.
+   */
+  subscribe(threadId: string, after?: number): { sub: Subscription; unsubscribe: () => void } {
+    const sub = new Subscription(this.capacity, after !== undefined && this.#heads.get(threadId) === after);
     let set = this.#subs.get(threadId);
     if (!set) this.#subs.set(threadId, (set = new Set()));
     set.add(sub);
@@ -104,15 +132,41 @@ export class LiveFeed {
 
   /** Hands committed events, grouped by thread and in seq order, to their subscribers. */
   publish(byThread: ReadonlyMap<string, readonly StoredEvent[]>): void {
-    for (const [threadId, events] of byThread) this.#subs.get(threadId)?.forEach((s) => s.deliver(events));
+    for (const [threadId, events] of byThread) {
+      const last = events.at(-1);
+      if (last) this.#remember(threadId, last.seq);
+      this.#subs.get(threadId)?.forEach((s) => s.deliver(events));
+    }
   }
 
+  /** Something committed elsewhere (a ring): the thread's head here may be stale. */
   wake(threadIds: Iterable<string>): void {
-    for (const id of threadIds) this.#subs.get(id)?.forEach((s) => s.ring());
+    for (const id of threadIds) {
+      this.#heads.delete(id);
+      this.#subs.get(id)?.forEach((s) => s.ring());
+    }
   }
 
   wakeAll(): void {
+    this.#heads.clear();
     for (const set of this.#subs.values()) set.forEach((s) => s.ring());
+  }
+
+  /** The thread was deleted: its seqs start again from 1. */
+  forget(threadId: string): void {
+    this.#heads.delete(threadId);
+  }
+
+  /** Heads remembered now (tests: the bound holds). */
+  get heads(): number {
+    return this.#heads.size;
+  }
+
+  #remember(threadId: string, seq: number): void {
+    // Delete first: re-inserting moves the thread to the end of the Map's order (newest).
+    this.#heads.delete(threadId);
+    this.#heads.set(threadId, seq);
+    if (this.#heads.size > this.maxHeads) this.#heads.delete(this.#heads.keys().next().value!);
   }
 
   /** Subscriptions open now (tests and gauges: every follower that ended has left). */
@@ -147,7 +201,7 @@ export async function* follow(
   signal: AbortSignal,
 ): AsyncGenerator<StoredEvent[], void, undefined> {
   const pageSize = deps.pageSize ?? LOG_PAGE_SIZE.postgres;
-  const { sub, unsubscribe } = deps.feed.subscribe(threadId);
+  const { sub, unsubscribe } = deps.feed.subscribe(threadId, after);
   try {
     await deps.listening(signal);
     let cursor = after;

@@ -14,6 +14,7 @@ import { assertMigrated, migrate } from "./migrate.ts";
 import { sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts";
+import { selectAdmissionView } from "./sql/admission-view.ts";
 import { selectCheckpoint } from "./sql/checkpoints.ts";
 import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.ts";
 import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseLease } from "./sql/leases.ts";
@@ -129,6 +130,8 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     readCheckpoint: (threadId) => retry(() => selectCheckpoint(db, s, threadId)),
 
+    admissionView: (threadId, runId) => retry(() => selectAdmissionView(db, s, threadId, runId)),
+
     countAfter: (threadId, after) => retry(() => countEventsAfter(db, s, threadId, after)),
 
     follow: (threadId, after, signal, opts) =>
@@ -169,7 +172,11 @@ export function createEventStore(parts: StoreParts): EventStore {
     },
 
     // Not retried: a retry after a delete whose reply was lost would answer not_found.
-    deleteThread: (threadId, tenantId) => deleteThread(db, s, threadId, tenantId ?? null),
+    async deleteThread(threadId, tenantId) {
+      const outcome = await deleteThread(db, s, threadId, tenantId ?? null);
+      if (outcome === "deleted") feed.forget(threadId); // a thread made again counts from seq 1
+      return outcome;
+    },
 
     getRun: (threadId, runId) => retry(() => selectRun(db, s, threadId, runId)),
 

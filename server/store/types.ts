@@ -93,6 +93,15 @@ export interface RunAdmission {
   expectedLastSeq: number;
 }
 
+/** What a run's admission reads about its thread, in one statement (EventStore.admissionView). */
+export interface AdmissionView {
+  /** any tenant's (the engine checks the tenant), or null when there is no such thread */
+  thread: ThreadRow | null;
+  /** the thread already has a run of this id (run ids name a run for good) */
+  runTaken: boolean;
+  checkpoint: Checkpoint | null;
+}
+
 export interface FollowOptions {
   /**
    * Wake only for appends committed by other processes (their NOTIFY doorbell), not this
@@ -125,6 +134,9 @@ export interface EventStore {
    * same transaction, and so are the run rows the lifecycle events imply.
    */
   append(threadId: string, events: WorkflowEvent[], opts?: AppendOptions): Promise<StoredEvent[]>;
+
+  /** The thread, whether `runId` is taken in it, and its checkpoint: one read for an admission. */
+  admissionView(threadId: string, runId: string): Promise<AdmissionView>;
 
   /** The thread's latest checkpoint, or null when none was written. */
   readCheckpoint(threadId: string): Promise<Checkpoint | null>;

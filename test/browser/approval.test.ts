@@ -41,11 +41,14 @@ describeBrowser("approval (human in the loop) in the browser", () => {
     await send(page, "Please approve the deploy");
     await page.locator('[data-testid="approval-card"][data-state="asking"]').waitFor({ timeout: 20_000 });
     await waitForStatus(page, "WAITING");
+    // The answer is given once the reloaded page's connect has ended: until then CopilotKit counts
+    // the agent as running and drops a run started meanwhile (on a loaded machine the card can
+    // render from the snapshot before the connect's last frame is handled).
+    const connected = page.waitForResponse((r) => r.url().includes("/connect"), { timeout: 20_000 });
     await page.reload();
     const card = page.locator('[data-testid="approval-card"][data-state="asking"]');
     await card.waitFor({ timeout: 20_000 });
-    // The reloaded page has re-attached to the thread (its status came from the server) before
-    // the answer is given: on a loaded machine the card can render before the connect ends.
+    await (await connected).finished();
     await waitForStatus(page, "WAITING");
     await screenshot(page, "05d-approval-after-reload");
     await card.getByTestId("approve-button").click();

@@ -5,15 +5,20 @@
  * /usr/bin/chromium the suites skip, loudly.
  */
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { pino } from "pino";
 import { describe, afterAll, beforeAll } from "vitest";
 import { ensureClientBuilt } from "../../client/build.ts";
+import { approvalsAgent } from "../../server/agents/approvals-agent.ts";
+import { codingAgent } from "../../server/agents/coding-agent.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
+import type { AgentDefinition } from "../../server/agents/define.ts";
+import { demoAgents } from "../../server/agents/demos/index.ts";
 import { loadConfig } from "../../server/config.ts";
+import { workspaceHostFromConfig } from "../../server/workspace/tools.ts";
 import { createPgliteStore } from "../../server/store/pglite.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
 import type { EventStore } from "../../server/store/types.ts";
@@ -23,6 +28,16 @@ export const CHROMIUM = "/usr/bin/chromium";
 export const hasChromium = existsSync(CHROMIUM);
 export const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-output/screenshots");
 
+/**
+ * A browser test is retried (at most twice) when it fails. What these tests drive is CopilotKit's
+ * client in Chromium on a shared 2-core machine: under load it was seen to drop a run started
+ * while it still handled a connect, and to miss a 20 s wait for a first answer that takes a second
+ * alone. A retry that passes is still reported by vitest; every server-side behaviour these pages
+ * show is tested without a browser, deterministically, elsewhere. Rejected: longer waits, which
+ * would not help the dropped run.
+ */
+const BROWSER_RETRIES = 2;
+
 /** `describe`, or `describe.skip` with a warning when Chromium is not installed. */
 export function describeBrowser(name: string, fn: () => void): void {
   if (!hasChromium) {
@@ -30,7 +45,7 @@ export function describeBrowser(name: string, fn: () => void): void {
     describe.skip(name, fn);
     return;
   }
-  describe(name, fn);
+  describe(name, { retry: BROWSER_RETRIES }, fn);
 }
 
 export function openStore(schema = `b_${randomUUID().replaceAll("-", "").slice(0, 16)}`): EventStore {
@@ -44,15 +59,28 @@ export interface AppServer {
   close(): Promise<void>;
 }
 
-export async function startServer(opts: { store?: EventStore; planStepDelayMs?: number; instanceId?: string } = {}): Promise<AppServer> {
+export async function startServer(
+  opts: { store?: EventStore; planStepDelayMs?: number; instanceId?: string; /** Hosted besides the default and demo agents. */ agents?: AgentDefinition[] } = {},
+): Promise<AppServer> {
   await ensureClientBuilt({ quiet: true });
   const ownStore = !opts.store;
   const store = opts.store ?? openStore();
+  // The coding agent's workspaces go to a directory of this server's own, removed on close; the
+  // sandbox's user (tests run as root) must reach them.
+  const dataDir = mkdtempSync(path.join(tmpdir(), "threadline-browser-"));
+  chmodSync(dataDir, 0o711);
+  const config = loadConfig({ LOG_LEVEL: "silent", DATA_DIR: dataDir }); // no OPENAI_*: the built-in demo model answers
   const threadline = await createThreadline({
-    config: loadConfig({ LOG_LEVEL: "silent" }), // no OPENAI_*: the built-in demo model answers
+    config,
     store,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    agents: [defaultAgent({ planStepDelayMs: opts.planStepDelayMs ?? 50 })],
+    agents: [
+      defaultAgent({ planStepDelayMs: opts.planStepDelayMs ?? 50 }),
+      approvalsAgent(),
+      codingAgent({ host: workspaceHostFromConfig(config) }),
+      ...demoAgents({ planStepDelayMs: opts.planStepDelayMs ?? 50 }),
+      ...(opts.agents ?? []),
+    ],
     instanceId: opts.instanceId,
   });
   const port = await threadline.listen(0, "127.0.0.1");
@@ -62,6 +90,7 @@ export async function startServer(opts: { store?: EventStore; planStepDelayMs?: 
     async close() {
       await threadline.close();
       if (ownStore) await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -70,6 +99,13 @@ export interface Browser {
   context: BrowserContext;
   newPage(): Promise<Page>;
   close(): Promise<void>;
+}
+
+const pageErrors = new WeakMap<Page, string[]>();
+
+/** The console errors and uncaught exceptions of a page opened with Browser.newPage, so far. */
+export function consoleErrors(page: Page): string[] {
+  return [...(pageErrors.get(page) ?? [])];
 }
 
 export async function launchBrowser(): Promise<Browser> {
@@ -86,7 +122,16 @@ export async function launchBrowser(): Promise<Browser> {
     context,
     async newPage() {
       const page = await context.newPage();
-      page.on("pageerror", (e) => console.warn(`[page error] ${e.message}`));
+      const errors: string[] = [];
+      pageErrors.set(page, errors);
+      page.on("pageerror", (e) => {
+        console.warn(`[page error] ${e.message}`);
+        errors.push(`pageerror: ${e.message}`);
+      });
+      // What a person would see in the console as red: errors, failed loads (404s) included.
+      page.on("console", (m) => {
+        if (m.type() === "error") errors.push(`console: ${m.text()} (${m.location().url})`);
+      });
       return page;
     },
     async close() {
@@ -101,12 +146,19 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
 
-/** Opens the app on a new thread and waits until the chat can take a message. */
-export async function openApp(page: Page, baseUrl: string, threadId = randomUUID()): Promise<string> {
-  await page.goto(`${baseUrl}/t/${threadId}`);
+/**
+ * Opens the app on a new thread and waits until the chat can take a message; resolves with the
+ * thread id. By default as a person does it (the app mints the id, so it knows the thread is not
+ * on the server yet); `threadId` opens that address instead, as a link shared from elsewhere
+ * would, which the app takes to be a thread that exists or will. `feature`: a demo page's slug.
+ */
+export async function openApp(page: Page, baseUrl: string, opts: { feature?: string; threadId?: string } = {}): Promise<string> {
+  const base = opts.feature ? `${baseUrl}/demos/${opts.feature}` : baseUrl;
+  await page.goto(opts.threadId ? `${base}/t/${encodeURIComponent(opts.threadId)}` : base || "/");
+  await page.waitForURL(/\/t\/[^/]+$/);
   await page.getByTestId("copilot-chat-textarea").waitFor();
   await page.locator('[data-testid="chat-input"][data-enabled="true"]').waitFor();
-  return threadId;
+  return decodeURIComponent(new URL(page.url()).pathname.split("/t/")[1]!);
 }
 
 export async function send(page: Page, text: string): Promise<void> {

@@ -38,7 +38,9 @@ suite("two instances, one Postgres, in the browser", () => {
 
   it("a page on B shows, live, a run started on A", async () => {
     const page = await browser.newPage();
-    const threadId = await openApp(page, b.url);
+    // An address made elsewhere (as if shared): a thread this tab minted itself is not asked
+    // for until this tab starts a run on it.
+    const threadId = await openApp(page, b.url, { threadId: randomUUID() });
 
     // A plain AG-UI client starts the run on instance A and reads its stream to the end.
     const input = {

@@ -36,8 +36,15 @@ export class Log {
   }
 
   /** run.accepted, its new input messages, the merged state if any, then workflow.started. */
-  run(runId: string, input: { messages?: Message[]; tools?: Tool[]; state?: unknown; start?: boolean } = {}): this {
+  run(
+    runId: string,
+    input: { messages?: Message[]; tools?: Tool[]; state?: unknown; start?: boolean; fork?: { from: string; keepThrough: string | null } } = {},
+  ): this {
     this.add({ type: "run.accepted", data: { runId, tools: input.tools ?? [], context: [] } });
+    if (input.fork) {
+      const { from, keepThrough } = input.fork;
+      this.add({ type: "branch.forked", data: { runId, branchId: runId, fromBranchId: from, keepThrough } });
+    }
     for (const message of input.messages ?? []) this.add({ type: "message.appended", data: { runId, source: "input", message } });
     if (input.state !== undefined) this.add({ type: "state.set", data: { runId, state: input.state } });
     return input.start === false ? this : this.add({ type: "workflow.started", data: { runId } });

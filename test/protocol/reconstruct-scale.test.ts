@@ -24,6 +24,8 @@ type Step =
   | { kind: "resend" };
 type Ending = "suspended" | "completed" | "failed" | "cancelled" | "open";
 interface RunSpec {
+  /** the run forks the thread, keeping this many of its messages (as a fraction of them) */
+  fork: number | null;
   inputs: number;
   /** input message ids repeat (an input upserted by id) */
   repeatInput: boolean;
@@ -39,6 +41,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant("resend" as const) }),
 );
 const runArb: fc.Arbitrary<RunSpec> = fc.record({
+  fork: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { freq: 3 }),
   inputs: fc.integer({ min: 0, max: 3 }),
   repeatInput: fc.boolean(),
   steps: fc.array(stepArb, { maxLength: 6 }),
@@ -53,10 +56,19 @@ const logArb = fc.record({
 function buildLog({ runs, compact }: { runs: RunSpec[]; compact: boolean }): { events: StoredEvent[]; activeRunId: string | null } {
   const log = new Log("t-prop").created();
   let active: string | null = null;
+  let branch = "main";
   runs.forEach((spec, r) => {
     const runId = `r${r}`;
     const messages = Array.from({ length: spec.inputs }, (_, i) => user(spec.repeatInput ? `u${r}` : `u${r}-${i}`, `hi ${r}.${i}`));
-    log.run(runId, { messages, ...(r === 0 && { state: { n: 0 } }) });
+    let fork: { from: string; keepThrough: string | null } | undefined;
+    if (spec.fork !== null && r > 0) {
+      // Keep a prefix of the conversation as it stands (folded so far).
+      const so = reconstruct(log.events).messages;
+      const keep = Math.floor(spec.fork * so.length);
+      fork = { from: branch, keepThrough: keep === 0 ? null : so[keep - 1]!.id };
+      branch = runId;
+    }
+    log.run(runId, { messages, ...(r === 0 && { state: { n: 0 } }), ...(fork && { fork }) });
     spec.steps.forEach((step, k) => {
       const id = `${runId}-${k}`;
       switch (step.kind) {
@@ -208,6 +220,56 @@ describe("checkpoints", () => {
         const resumed = Reconstructor.from({ seq: head.lastSeq, fold });
         for (const e of events.slice(cut)) resumed.push(e);
         expect(resumed.snapshot()).toEqual(reconstruct(events));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  /** The positions between runs (no run accepted and not ended), where a checkpoint stands. */
+  function betweenRuns(events: StoredEvent[]): { cut: number; fold: Reconstructor }[] {
+    const out: { cut: number; fold: Reconstructor }[] = [];
+    const fold = new Reconstructor();
+    events.forEach((e, i) => {
+      fold.push(e);
+      const state = fold.toState();
+      if (state.activeRunId === undefined) out.push({ cut: i + 1, fold: Reconstructor.from({ seq: fold.lastSeq, fold: JSON.parse(JSON.stringify(state)) }) });
+    });
+    return out;
+  }
+
+  it("a projection started between runs (Projector.at) makes the frames the whole log's projection makes after it", () => {
+    fc.assert(
+      fc.property(logArb, (spec) => {
+        const { events } = buildLog(spec);
+        const whole = new Projector("t-prop");
+        const framesAt = events.map((e) => whole.push(e));
+        for (const { cut, fold } of betweenRuns(events)) {
+          const snap = fold.snapshot();
+          const seeded = Projector.at({ threadId: "t-prop", seq: snap.lastSeq, messages: snap.messages, state: snap.state });
+          const tail = events.slice(cut).flatMap((e) => seeded.push(e));
+          expect(JSON.stringify(tail)).toBe(JSON.stringify(framesAt.slice(cut).flat()));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a replay seeded with a checkpoint (a reload, or a cursor at or past it) = the replay from seq 1", () => {
+    fc.assert(
+      fc.property(logArb, fc.nat(), fc.option(fc.nat(), { nil: undefined }), (spec, pick, cursorAt) => {
+        const { events, activeRunId } = buildLog(spec);
+        const cuts = betweenRuns(events);
+        if (cuts.length === 0) return;
+        const { fold } = cuts[pick % cuts.length]!;
+        const checkpoint = { seq: fold.lastSeq, fold: fold.toState() };
+        const cursor = cursorAt === undefined ? undefined : parseFrameId(String(events[cursorAt % events.length]!.seq))!;
+        const run = (opts: { checkpoint?: typeof checkpoint }) => {
+          const replay = new Replay({ threadId: "t-prop", activeRunId, ...(cursor && { cursor }), ...opts });
+          const out = events.filter((e) => e.seq > replay.startsAt).flatMap((e) => (replay.activeEnded ? [] : replay.push(e)));
+          return [...out, ...(replay.activeEnded ? [] : replay.endOfBacklog())];
+        };
+        const seeded = run({ checkpoint });
+        expect(JSON.stringify(seeded)).toBe(JSON.stringify(run({})));
       }),
       { numRuns: 300 },
     );

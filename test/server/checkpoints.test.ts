@@ -5,9 +5,12 @@
  * admission and a reload start from it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
+import { parseFrameId } from "../../protocol/frames.ts";
 import { reconstruct, Reconstructor } from "../../protocol/reconstruct.ts";
+import { Replay } from "../../protocol/replay.ts";
 import { startDemoUpstream } from "../../server/demo/upstream.ts";
-import { backends, startTestServer, type TestServer } from "../support/server.ts";
+import { backends, serverMetric, startTestServer, type TestServer } from "../support/server.ts";
 import { postSse } from "../support/sse-client.ts";
 
 describe.each(backends())("checkpoints on %s", (backend) => {
@@ -68,5 +71,63 @@ describe.each(backends())("checkpoints on %s", (backend) => {
     await server.threadline.engine.idle();
     expect((await server.store.readCheckpoint(threadId))!.seq).toBeGreaterThan(cp!.seq);
     await expectCheckpointEqualsLog(threadId);
+  });
+
+  it("a reload and a resume at or past the checkpoint read only the log after it, and send the frames a replay from seq 1 sends", async () => {
+    const threadId = `t-cp-reload-${backend}`;
+    const runId = `${threadId}-r1`;
+    const store = server.store;
+    await store.ensureThread(threadId, "default");
+    // One long finished run written straight into the log: its terminal append carries the
+    // checkpoint, as the executor's does.
+    const events: WorkflowEvent[] = [
+      { type: "thread.created", data: { agentId: "default" } },
+      { type: "run.accepted", data: { runId, tools: [], context: [] } },
+      { type: "message.appended", data: { runId, source: "input", message: { id: "u1", role: "user", content: "long" } } },
+      { type: "workflow.started", data: { runId } },
+      { type: "state.set", data: { runId, state: { doc: "draft" } } },
+      { type: "text.started", data: { runId, messageId: "a1" } },
+      ...Array.from({ length: 3 * store.logPageSize }, (): WorkflowEvent => ({ type: "text.delta", data: { runId, messageId: "a1", delta: "tok " } })),
+      { type: "text.ended", data: { runId, messageId: "a1" } },
+      { type: "message.appended", data: { runId, source: "agent", message: { id: "a1", role: "assistant", content: "tok ".repeat(3 * store.logPageSize) } } },
+    ];
+    const fold = new Reconstructor();
+    for (const e of await store.append(threadId, events)) fold.push(e);
+    const end: WorkflowEvent = { type: "workflow.completed", data: { runId } };
+    fold.push({ ...end, threadId, runId, seq: fold.lastSeq + 1, at: Date.now() } as StoredEvent);
+    const [terminal] = await store.append(threadId, [end], { checkpoint: fold.toState() });
+    expect((await store.readCheckpoint(threadId))!.seq).toBe(terminal!.seq);
+    const log = await store.read(threadId);
+
+    /** What the replay from seq 1 sends (Replay without the checkpoint, over the whole log). */
+    const fromSeqOne = (cursor?: string) => {
+      const r = new Replay({ threadId, activeRunId: null, ...(cursor && { cursor: parseFrameId(cursor)! }) });
+      return [...log.flatMap((e) => r.push(e)), ...r.endOfBacklog()].map((f) => ({ id: f.id, event: f.event }));
+    };
+    const connect = async (cursor?: string) => {
+      const pages = await serverMetric(server, "threadline_stream_log_pages_total");
+      const frames = await (await postSse(`${server.url}/api/agents/default/connect`, { threadId }, cursor ? { "Last-Event-ID": cursor } : {})).done;
+      return { frames, pages: (await serverMetric(server, "threadline_stream_log_pages_total")) - pages };
+    };
+    const json = (frames: { id?: string; event: unknown }[]) => JSON.parse(JSON.stringify(frames.map((f) => ({ id: f.id, event: f.event }))));
+
+    // A reload: the snapshot from the checkpoint, and one (empty) page read after it.
+    const reload = await connect();
+    expect(reload.frames.map((f) => f.event.type)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"]);
+    expect(json(reload.frames)).toEqual(json(fromSeqOne()));
+    expect(reload.pages).toBe(1);
+    // A resume at the checkpoint: nothing after it, one page.
+    const resume = await connect(String(terminal!.seq));
+    expect(resume.frames).toEqual([]);
+    expect(resume.pages).toBe(1);
+    // A resume from before the checkpoint needs the projection from seq 1: the whole log is read.
+    const early = await connect(String(terminal!.seq - 10));
+    expect(json(early.frames)).toEqual(json(fromSeqOne(String(terminal!.seq - 10))));
+    expect(early.pages).toBeGreaterThan(3);
+    // The thread view: the row's last seq is the checkpoint's, so the log is not read at all.
+    const pages = await serverMetric(server, "threadline_stream_log_pages_total");
+    const view = (await (await fetch(`${server.url}/api/threads/${threadId}`)).json()) as { messages: unknown[]; state: unknown };
+    expect(view).toMatchObject({ state: { doc: "draft" }, messages: [{ id: "u1" }, { id: "a1" }] });
+    expect((await serverMetric(server, "threadline_stream_log_pages_total")) - pages).toBe(0);
   });
 });

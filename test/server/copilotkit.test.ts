@@ -21,6 +21,39 @@ describe.each(backends())("CopilotKit runtime on %s", (backend) => {
   });
   afterAll(() => upstream.stop());
 
+  it("Regenerate and edit through the runtime route fork the thread; every branch stays readable", async () => {
+    const store = openStore(backend);
+    const a = await startTestServer({ backend, llmUrl: upstream.url, store });
+    try {
+      const run = (runId: string, messages: object[]) =>
+        postSse(`${a.url}/api/copilotkit/agent/default/run`, { threadId: "ck-branch", runId, state: {}, tools: [], context: [], forwardedProps: {}, messages }).then((s) => s.done);
+      const u1 = { id: "ck-u1", role: "user", content: "weather in Oslo?" };
+      const first = await run("ck-b1", [u1]);
+      expect(first.at(-1)?.event.type).toBe("RUN_FINISHED");
+      const thread = async (q = "") => (await (await fetch(`${a.url}/api/threads/ck-branch${q}`)).json()) as { branch: string; messages: { id: string; role: string; content?: unknown }[] };
+      const before = await thread();
+      // Regenerate: the history up to the question.
+      await run("ck-b2", [u1]);
+      const regenerated = await thread();
+      expect(regenerated.branch).toBe("ck-b2");
+      expect(regenerated.messages.filter((m) => m.role === "user")).toHaveLength(1);
+      expect(regenerated.messages.map((m) => m.id)).not.toContain(before.messages.at(-1)!.id);
+      // Edit: the question under its id with new text.
+      await run("ck-b3", [{ ...u1, content: "weather in Lima?" }]);
+      const edited = await thread();
+      expect(edited.branch).toBe("ck-b3");
+      expect(edited.messages[0]).toMatchObject({ id: "ck-u1", content: "weather in Lima?" });
+      // Both earlier branches stay readable.
+      expect((await thread("?branch=main")).messages.map((m) => m.id)).toEqual(before.messages.map((m) => m.id));
+      expect((await thread("?branch=ck-b2")).messages.map((m) => m.id)).toEqual(regenerated.messages.map((m) => m.id));
+      // The answer on the current branch is about Lima (the demo model answers the question it got).
+      expect(JSON.stringify(edited.messages.at(-1)!.content)).toContain("Lima");
+    } finally {
+      await a.close();
+      await store.close();
+    }
+  });
+
   it("runs through our engine with the caller's key, and connect replays from the store after a restart", async () => {
     const store = openStore(backend);
     const auth = { authorization: "Bearer k1" };

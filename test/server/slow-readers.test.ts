@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkflowEvent } from "../../protocol/events.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { untilEvent } from "../durability/support/threads.ts";
-import { backends, openStore, startTestServer, type TestServer } from "../support/server.ts";
+import { backends, openStore, serverMetric, startTestServer, type TestServer } from "../support/server.ts";
 import { gate, gatedAgent, startGatedUpstream, type Gate, type GatedAgent } from "./support.ts";
 
 const DELTA = "x".repeat(2_000);
@@ -25,13 +25,7 @@ const DELTAS = 6_000;
 /** A frame is at least DELTA long, and Node's socket high-water mark is at most 64 KiB. */
 const MAX_BUFFERED_FRAMES = Math.ceil(65_536 / DELTA.length) + 1;
 
-/** The server's own numbers, from GET /metrics. */
-async function metric(server: TestServer, name: string): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-  if (!line) throw new Error(`metric ${name} not exported`);
-  return Number(line.slice(name.length + 1));
-}
+const metric = serverMetric;
 
 /** Polls a condition the server reaches on its own (a close noticed, a socket filled). */
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
@@ -84,7 +78,7 @@ function readUntil(socket: Socket, needle: string): Promise<void> {
   });
 }
 
-/** The store, with getThread/ensureThread of one thread held at a gate the test opens. */
+/** The store, with the first read of one thread (getThread, ensureThread, admissionView) held at a gate the test opens. */
 function gatedStore(inner: EventStore): { store: EventStore; hold(threadId: string): { reached: Promise<void>; release: Gate } } {
   let held: { threadId: string; reached: () => void; release: Gate } | undefined;
   const wait = async (threadId: string) => {
@@ -98,6 +92,7 @@ function gatedStore(inner: EventStore): { store: EventStore; hold(threadId: stri
   const store: EventStore = Object.create(inner);
   store.getThread = async (threadId) => (await wait(threadId), inner.getThread(threadId));
   store.ensureThread = async (threadId, agentId) => (await wait(threadId), inner.ensureThread(threadId, agentId));
+  store.admissionView = async (threadId, runId) => (await wait(threadId), inner.admissionView(threadId, runId));
   return {
     store,
     hold(threadId) {

@@ -3,11 +3,13 @@
  * flushes, one round trip each, and a constant number of reads and lease statements, never one
  * per token; and a
  * stream that keeps up is fed from the commit, so it reads the log only to catch up, whatever N.
+ * A run's admission is one read and one commit, and its stream starts from the admission's
+ * events in hand: RUN_STARTED after two round trips.
  */
 import { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, openStore, startTestServer, testSchema } from "../support/server.ts";
-import { countingDb, type StatementCounts } from "../support/counting-db.ts";
+import { countingDb, isLogRead, isTimed, type StatementCounts } from "../support/counting-db.ts";
 import { postSse } from "../support/sse-client.ts";
 
 
@@ -25,7 +27,7 @@ afterAll(async () => {
 });
 
 describe.each(backends())("statements per run on %s", (backend) => {
-  async function measure(tokens: number): Promise<StatementCounts & { flushes: number; deltas: number }> {
+  async function measure(tokens: number): Promise<Omit<StatementCounts, "trips"> & { flushes: number; deltas: number }> {
     let flushes = 0;
     const counting: { counts?: StatementCounts } = {};
     const store = openStore(backend, testSchema(), {
@@ -76,5 +78,43 @@ describe.each(backends())("statements per run on %s", (backend) => {
     expect(fixed(large)).toBeLessThanOrEqual(fixed(small));
     expect(large.transactions).toBe(large.flushes);
     console.info(`${backend}: 20 tokens -> ${JSON.stringify(small)}; 400 tokens -> ${JSON.stringify(large)}`);
+  });
+
+  it("a run's stream starts after two round trips, its admission's read and commit, and never reads the log", async () => {
+    const counting: { counts?: StatementCounts } = {};
+    const store = openStore(backend, testSchema(), {
+      instrument: (db) => {
+        const c = countingDb(db);
+        counting.counts = c.counts;
+        return c.db;
+      },
+    });
+    const server = await startTestServer({ backend, llmUrl: url, store });
+    try {
+      await server.threadline.engine.idle();
+      const history: unknown[] = [];
+      // The thread's first run (the thread is created in its admission), then a second run on it
+      // (admitted from the first run's checkpoint, which is at the log's end: nothing to fold).
+      for (const [i, runId] of ["r1", "r2"].entries()) {
+        const from = counting.counts!.trips.length;
+        history.push({ id: `u${i}`, role: "user", content: "3" });
+        const frames = await (await postSse(`${server.url}/api/agents/default/run`, { threadId: "two-trips", runId, messages: history })).done;
+        await server.threadline.engine.idle();
+        expect(frames[0]!.event.type).toBe("RUN_STARTED");
+        const trips = counting.counts!.trips.slice(from).filter((t) => !isTimed(t));
+        const firstWrite = trips.findIndex((t) => t === "batch" || t === "begin");
+        // Before the admission's commit: one read (thread row, run id, checkpoint in one statement).
+        expect(trips.slice(0, firstWrite)).toHaveLength(1);
+        expect(trips[0]).toMatch(/from\s+\S+\.threads t/);
+        // The log is read once in the whole run: by the executor's watch for other instances'
+        // cancels (its stream and the run's fold read nothing).
+        expect(trips.filter(isLogRead)).toHaveLength(1);
+        const assistant = frames.filter((f) => f.event.type === "TEXT_MESSAGE_CONTENT").map((f) => String(f.event.delta)).join("");
+        history.push({ id: `a${i}`, role: "assistant", content: assistant });
+      }
+    } finally {
+      await server.close();
+      await store.close();
+    }
   });
 });

@@ -51,5 +51,22 @@ export function checkpointsContract(ctx: ContractContext): void {
       expect(await store.deleteThread(threadId)).toBe("deleted");
       expect(await store.readCheckpoint(threadId)).toBeNull();
     });
+
+    it("admissionView: the row, whether the run id is taken, and the checkpoint, in one read", async () => {
+      const store = ctx.store();
+      const threadId = randomId("t");
+      expect(await store.admissionView(threadId, "r1")).toEqual({ thread: null, runTaken: false, checkpoint: null });
+      await store.ensureThread(threadId, "agent", "tenant-a");
+      await store.append(threadId, [ev.runAccepted("r1"), ev.started("r1"), ev.userMessage("hello", "r1")]);
+      const mid = await store.admissionView(threadId, "r1");
+      expect(mid.thread).toEqual(await store.getThread(threadId));
+      expect(mid).toMatchObject({ runTaken: true, checkpoint: null });
+      expect((await store.admissionView(threadId, "r2")).runTaken).toBe(false);
+      await store.append(threadId, [ev.completed("r1")], { checkpoint: await foldOf(threadId) });
+      const done = await store.admissionView(threadId, "r2");
+      expect(done.thread).toMatchObject({ tenantId: "tenant-a", status: "COMPLETED" });
+      expect(done.checkpoint).toEqual(await store.readCheckpoint(threadId));
+      expect(done.checkpoint!.seq).toBe(done.thread!.lastSeq);
+    });
   });
 }

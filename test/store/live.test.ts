@@ -52,10 +52,12 @@ describe("live feed", () => {
         fc.integer({ min: 1, max: 16 }),
         fc.integer({ min: 1, max: 7 }),
         fc.integer({ min: 0, max: 5 }),
-        async (steps: Step[], capacity, pageSize, preexisting) => {
+        fc.integer({ min: 0, max: 5 }),
+        async (steps: Step[], capacity, pageSize, preexisting, behind) => {
           const w = world(capacity, pageSize);
           w.commit(preexisting, true);
-          const after = Math.floor(preexisting / 2);
+          // At the head (behind 0) the follower starts current, without a read.
+          const after = Math.max(0, preexisting - behind);
           const ac = new AbortController();
           const it = follow(w.deps, T, after, ac.signal)[Symbol.asyncIterator]();
           const got: number[] = [];
@@ -108,5 +110,52 @@ describe("live feed", () => {
     expect(w.reads()).toBe(readsBefore + 1);
     ac.abort();
     await it.return(undefined);
+  });
+
+  it("a follower that starts at the head this process handed over starts current: no read at all", async () => {
+    const w = world(64, 100);
+    w.commit(10, true);
+    const ac = new AbortController();
+    const it = follow(w.deps, T, 10, ac.signal)[Symbol.asyncIterator]();
+    const next = it.next();
+    w.commit(2, true);
+    expect(((await next).value as StoredEvent[]).map((e) => e.seq)).toEqual([11, 12]);
+    expect(w.reads()).toBe(0);
+    ac.abort();
+    await it.return(undefined);
+  });
+
+  it("one behind the head, after a ring, or after a delete, the follower reads first", async () => {
+    for (const setup of [
+      (w: ReturnType<typeof world>) => ({ after: 9, w }),
+      (w: ReturnType<typeof world>) => (w.feed.wake([T]), { after: 10, w }),
+      (w: ReturnType<typeof world>) => (w.feed.wakeAll(), { after: 10, w }),
+      (w: ReturnType<typeof world>) => (w.feed.forget(T), { after: 10, w }),
+    ]) {
+      const base = world(64, 100);
+      base.commit(10, true);
+      const { after, w } = setup(base);
+      const ac = new AbortController();
+      const it = follow(w.deps, T, after, ac.signal)[Symbol.asyncIterator]();
+      const next = it.next();
+      w.commit(1, true);
+      expect(((await next).value as StoredEvent[]).at(-1)!.seq).toBeGreaterThan(after);
+      expect(w.reads()).toBe(1);
+      ac.abort();
+      await it.return(undefined);
+    }
+  });
+
+  it("remembers the heads of at most maxHeads threads, forgetting the oldest", () => {
+    const feed = new LiveFeed(8, 3);
+    for (const id of ["a", "b", "c", "d"]) feed.publish(new Map([[id, [{ ...event(1), threadId: id }]]]));
+    expect(feed.heads).toBe(3);
+    // "a" was forgotten: a follower at its head starts with a read; "d" is remembered.
+    const a = feed.subscribe("a", 1);
+    const d = feed.subscribe("d", 1);
+    expect(a.sub.take()).toBeNull();
+    expect(d.sub.take()).toEqual([]);
+    a.unsubscribe();
+    d.unsubscribe();
   });
 });

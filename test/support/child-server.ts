@@ -6,7 +6,10 @@
  * DATABASE_SCHEMA, OPENAI_BASE_URL, LEASE_TTL_MS, ...) plus:
  *   CHILD_AGENTS       comma list of agents to host: `default` (the built-in agent),
  *                      `slowtool` (a test agent with one slow tool, below), `strict` (the same
- *                      with onRecovery "fail": a run whose instance died ends FAILED);
+ *                      with onRecovery "fail": a run whose instance died ends FAILED),
+ *                      `coding` (the coding agent, workspaces per WORKSPACE_ROOT/DATA_DIR),
+ *                      `approvals` (the built-in approvals agent; every email it sends is a
+ *                      `sent` line in CHILD_TOOL_LOG);
  *                      default `default`
  *   CHILD_INSTANCE_ID  the engine's instance id (lease owner); default `child-<pid>`
  *   CHILD_TOOL_MS      how long one `slow_job` execution takes; default 100
@@ -21,6 +24,8 @@ import { appendFileSync } from "node:fs";
 import { pino } from "pino";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentDefinition } from "../../server/agents/define.ts";
+import { approvalsAgent, APPROVALS_AGENT_ID } from "../../server/agents/approvals-agent.ts";
+import { codingAgent } from "../../server/agents/coding-agent.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createThreadline } from "../../server/threadline.ts";
@@ -79,10 +84,19 @@ const instanceId = env.CHILD_INSTANCE_ID || `child-${process.pid}`;
 const wanted = (env.CHILD_AGENTS || "default").split(",").map((s) => s.trim()).filter(Boolean);
 const agents = wanted.map((name) => {
   if (name === "default") return defaultAgent({ planStepDelayMs: 20 });
+  if (name === "coding") return codingAgent();
+  if (name === APPROVALS_AGENT_ID) {
+    return approvalsAgent({
+      onSend: (email, at) => {
+        const line: ToolLogLine = { phase: "sent", toolCallId: at.toolCallId, label: email.subject, instance: instanceId, pid: process.pid, at: Date.now() };
+        if (env.CHILD_TOOL_LOG) appendFileSync(env.CHILD_TOOL_LOG, `${JSON.stringify(line)}\n`);
+      },
+    });
+  }
   const toolMs = Number(env.CHILD_TOOL_MS || 100);
   if (name === SLOW_TOOL_AGENT_ID) return slowToolAgent(name, "resume", instanceId, toolMs, env.CHILD_TOOL_LOG);
   if (name === STRICT_TOOL_AGENT_ID) return slowToolAgent(name, "fail", instanceId, toolMs, env.CHILD_TOOL_LOG);
-  throw new Error(`CHILD_AGENTS: unknown agent "${name}" (known: default, ${SLOW_TOOL_AGENT_ID}, ${STRICT_TOOL_AGENT_ID})`);
+  throw new Error(`CHILD_AGENTS: unknown agent "${name}" (known: default, ${APPROVALS_AGENT_ID}, ${SLOW_TOOL_AGENT_ID}, ${STRICT_TOOL_AGENT_ID})`);
 });
 
 const logger = pino({ level: config.LOG_LEVEL, base: { instance: instanceId } }, pino.destination(2));

@@ -14,15 +14,25 @@ export interface StatementCounts {
   /** lease heartbeats and recovery sweeps: they come with time, not with tokens */
   timed: number;
   transactions: number;
+  /** Every answer waited for, in order: a statement's text, or "batch" for a pipelined batch. */
+  trips: string[];
 }
 
+/** A read of the event log. */
+export const isLogRead = (text: string): boolean => /^\s*select[\s\S]*from\s+\S+\.workflow_events/i.test(text);
+/** A lease heartbeat or a recovery sweep: they come with time, not with runs. */
+export const isTimed = (text: string): boolean => /^\s*update\s+\S+\.threads\s+set\s+lease_expires_at|for update skip locked/i.test(text);
+
 export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): void } {
-  const counts: StatementCounts = { total: 0, roundTrips: 0, logReads: 0, timed: 0, transactions: 0 };
+  const counts: StatementCounts = { total: 0, roundTrips: 0, logReads: 0, timed: 0, transactions: 0, trips: [] };
   const note = (text: string, roundTrip = true) => {
     counts.total++;
-    if (roundTrip) counts.roundTrips++;
-    if (/^\s*select[\s\S]*from\s+\S+\.workflow_events/i.test(text)) counts.logReads++;
-    if (/^\s*update\s+\S+\.threads\s+set\s+lease_expires_at|for update skip locked/i.test(text)) counts.timed++;
+    if (roundTrip) {
+      counts.roundTrips++;
+      counts.trips.push(text);
+    }
+    if (isLogRead(text)) counts.logReads++;
+    if (isTimed(text)) counts.timed++;
   };
   const wrap = <Q extends Queryable>(q: Q): Q["query"] =>
     ((text: string, params?: readonly unknown[]) => {
@@ -37,6 +47,7 @@ export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): 
       counts.logReads = 0;
       counts.timed = 0;
       counts.transactions = 0;
+      counts.trips = [];
     },
     db: {
       kind: db.kind,
@@ -45,12 +56,14 @@ export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): 
         counts.transactions++;
         counts.total += 2; // BEGIN and COMMIT
         counts.roundTrips += 2;
+        counts.trips.push("begin");
         return db.transaction((tx) => fn({ ...tx, query: wrap(tx), exec: tx.exec.bind(tx) }));
       },
       batch: (statements) => {
         counts.transactions++;
         counts.total += 2; // BEGIN and COMMIT
         counts.roundTrips += 1;
+        counts.trips.push("batch");
         for (const st of statements) note(st.text, false);
         return db.batch(statements);
       },

@@ -16,7 +16,8 @@ export const SLOW_TOOL_NAME = "slow_job";
 
 /** One line of CHILD_TOOL_LOG: a slow_job execution starting or ending. */
 export interface ToolLogLine {
-  phase: "start" | "end";
+  /** slow_job starting or ending; `sent`: an email the approvals agent sent. */
+  phase: "start" | "end" | "sent";
   toolCallId: string;
   label: string;
   instance: string;
@@ -31,7 +32,8 @@ const ENTRY = fileURLToPath(new URL("./child-server.ts", import.meta.url));
 const CONFIG_VARS = [
   "PORT", "HOST", "DATABASE_URL", "DATA_DIR", "DATABASE_SCHEMA", "OPENAI_API_KEY", "OPENAI_BASE_URL",
   "OPENAI_MODEL", "API_KEYS", "LOG_LEVEL", "LEASE_TTL_MS", "RETENTION_HOURS", "LLM_CONNECT_TIMEOUT_MS",
-  "LLM_READ_TIMEOUT_MS",
+  "LLM_READ_TIMEOUT_MS", "WORKSPACE_ROOT", "UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX", "SANDBOX_MEMORY_MB",
+  "SANDBOX_MAX_PROCESSES", "SANDBOX_MAX_FILE_MB", "SANDBOX_UID", "SANDBOX_READONLY_PATHS",
 ];
 
 export interface Exit {

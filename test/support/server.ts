@@ -4,10 +4,14 @@
  * listening on a loopback port.
  */
 import { randomUUID } from "node:crypto";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pino } from "pino";
 import type { AgentDefinition } from "../../server/agents/define.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
-import { loadConfig } from "../../server/config.ts";
+import { loadConfig, type Config } from "../../server/config.ts";
+import type { WorkspaceHost } from "../../server/workspace/tools.ts";
 import { createOpenAIClient, OpenAIChatModel } from "../../server/engine/llm.ts";
 import { createPgliteStore } from "../../server/store/pglite.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
@@ -52,11 +56,16 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   readTimeoutMs?: number;
   instanceId?: string;
+  /** The threads' workspaces and the command sandbox (default: from the config, DATA_DIR a temp dir). */
+  workspace?: (config: Config) => WorkspaceHost;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
   const store = opts.store ?? openStore(opts.backend);
-  const config = loadConfig({ LOG_LEVEL: "silent", OPENAI_BASE_URL: opts.llmUrl, OPENAI_MODEL: "gpt-4o-mini", ...opts.env });
+  // Workspaces (the coding agent's) go to a directory of this server's own, removed on close.
+  const dataDir = mkdtempSync(join(tmpdir(), "threadline-test-"));
+  chmodSync(dataDir, 0o711); // the sandbox's user (when tests run as root) must reach the workspaces
+  const config = loadConfig({ LOG_LEVEL: "silent", OPENAI_BASE_URL: opts.llmUrl, OPENAI_MODEL: "gpt-4o-mini", DATA_DIR: dataDir, ...opts.env });
   const client = createOpenAIClient({
     baseURL: opts.llmUrl,
     apiKey: "test",
@@ -73,6 +82,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     agents: opts.agents ?? [defaultAgent({ planStepDelayMs: 20 })],
     models: (agent) => new OpenAIChatModel({ client, model: agent.model ?? config.OPENAI_MODEL }),
     instanceId: opts.instanceId,
+    ...(opts.workspace && { workspace: opts.workspace(config) }),
   });
   const port = await threadline.listen(0, "127.0.0.1");
   return {
@@ -82,6 +92,15 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     async close() {
       await threadline.close();
       if (!opts.store) await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** One of the server's own numbers, from GET /metrics. */
+export async function serverMetric(server: { url: string }, name: string): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  if (!line) throw new Error(`metric ${name} not exported`);
+  return Number(line.slice(name.length + 1));
 }

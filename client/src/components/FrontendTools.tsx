@@ -81,8 +81,8 @@ function ApprovalCard({ toolCallId, args, status, result, respond }: ApprovalPro
   );
 }
 
-/** Registers both tools; call once inside the CopilotKit provider. */
-export function useFrontendTools(): void {
+/** change_background: the page reads the background back from the conversation (backgroundFrom). */
+export function useChangeBackgroundTool(): void {
   useFrontendTool(
     {
       name: "change_background",
@@ -95,6 +95,13 @@ export function useFrontendTools(): void {
     },
     [],
   );
+}
+
+/**
+ * confirm_action, human in the loop: the call ends the run, the card asks, and the answer
+ * `{ approved }` is the tool's result that starts the next run.
+ */
+export function useConfirmActionTool(): void {
   useHumanInTheLoop(
     {
       name: "confirm_action",
@@ -104,4 +111,11 @@ export function useFrontendTools(): void {
     },
     [],
   );
+}
+
+/** The Threadline agent's page brings both tools; rendered once inside the CopilotKit provider. */
+export function DefaultFrontendTools(): null {
+  useChangeBackgroundTool();
+  useConfirmActionTool();
+  return null;
 }

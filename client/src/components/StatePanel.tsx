@@ -5,6 +5,7 @@
  */
 import { useAgent } from "@copilotkit/react-core/v2";
 import { useState } from "react";
+import { useThreadChrome } from "../chrome-context.ts";
 
 interface Task {
   id: string;
@@ -42,7 +43,8 @@ function stepActive(s: unknown): boolean {
 
 /** `live`: a run is going, so a step marked running really is; otherwise it was left unfinished. */
 export function StatePanel({ editable, live }: { editable: boolean; live: boolean }) {
-  const { agent } = useAgent();
+  const { agentId } = useThreadChrome();
+  const { agent } = useAgent({ agentId });
   const state = (agent.state ?? {}) as { tasks?: unknown; plan?: { goal?: string; steps?: unknown[] } } & Record<string, unknown>;
   const tasks = asTasks(state.tasks);
   const plan = state.plan;

@@ -11,6 +11,8 @@ function ago(iso: string, now: number): string {
 }
 
 interface Props {
+  /** Only this agent's threads: each page talks to one agent. */
+  agentId: string;
   currentId: string;
   /** Changes whenever the current thread's status does, to refresh the list at once. */
   pulse: string;
@@ -18,7 +20,7 @@ interface Props {
   onNew(): void;
 }
 
-export function ThreadList({ currentId, pulse, onSelect, onNew }: Props) {
+export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props) {
   const [threads, setThreads] = useState<ThreadRow[]>([]);
   const [now, setNow] = useState(Date.now());
   const [error, setError] = useState<string | null>(null);
@@ -29,7 +31,7 @@ export function ThreadList({ currentId, pulse, onSelect, onNew }: Props) {
       listThreads()
         .then((t) => {
           if (!live) return;
-          setThreads(t);
+          setThreads(t.filter((row) => row.agentId === agentId));
           setNow(Date.now());
           setError(null);
         })
@@ -40,7 +42,7 @@ export function ThreadList({ currentId, pulse, onSelect, onNew }: Props) {
       live = false;
       clearInterval(timer);
     };
-  }, [pulse]);
+  }, [pulse, agentId]);
 
   const listed = threads.some((t) => t.threadId === currentId);
   return (

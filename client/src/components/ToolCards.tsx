@@ -28,7 +28,7 @@ export function parseJson(text: string | undefined): unknown {
   }
 }
 
-function useCardStatus(toolCallId: string, status: RenderStatus): CardStatus {
+export function useCardStatus(toolCallId: string, status: RenderStatus): CardStatus {
   const { detail, status: thread } = useThreadChrome();
   return cardStatus(status, detail?.toolCalls[toolCallId], thread);
 }
@@ -42,12 +42,15 @@ export function StatusChip({ status }: { status: CardStatus }) {
   );
 }
 
-function Card({ name, toolCallId, status, title, children }: { name: string; toolCallId: string; status: CardStatus; title: ReactNode; children: ReactNode }) {
+export function Card({ name, toolCallId, status, title, badge, className, children }: { name: string; toolCallId: string; status: CardStatus; title: ReactNode; badge?: ReactNode; className?: string; children: ReactNode }) {
   return (
-    <div className="tool-card" data-testid="tool-card" data-tool={name} data-tool-call-id={toolCallId} data-status={status}>
+    <div className={className ? `tool-card ${className}` : "tool-card"} data-testid="tool-card" data-tool={name} data-tool-call-id={toolCallId} data-status={status}>
       <div className="tool-card-head">
         <span className="tool-card-title">{title}</span>
-        <StatusChip status={status} />
+        <span className="tool-card-badges">
+          {badge}
+          <StatusChip status={status} />
+        </span>
       </div>
       {children}
     </div>

@@ -97,10 +97,13 @@ interface ReplayParams {
 /** The backlog page by page, then the live tail until the active run's terminal frame. */
 async function replay({ store, sse, thread, metrics, cursor }: ReplayParams): Promise<void> {
   const { threadId } = thread;
-  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor });
+  // The replay starts from the checkpoint where that makes the same frames (Replay decides):
+  // a reload then reads the events after the last run's end, not the thread's whole log.
+  const checkpoint = await store.readCheckpoint(threadId);
+  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor, checkpoint });
   const { signal } = sse;
-  let lastSeq = 0;
-  for await (const page of backlogPages(store, threadId, 0, signal, metrics)) {
+  let lastSeq = fold.startsAt;
+  for await (const page of backlogPages(store, threadId, fold.startsAt, signal, metrics)) {
     for (const e of page) {
       for (const frame of fold.push(e)) await sse.write(frame);
       if (signal.aborted) return;

@@ -59,7 +59,7 @@ export function runRoute({ logger, store, engine, agents, metrics }: RunRouteDep
     let finished = false;
     try {
       if (sse.signal.aborted) return;
-      for await (const { event, frames } of threadFrames(store, started.threadId, sse.signal, metrics)) {
+      for await (const { event, frames } of threadFrames(store, started.threadId, sse.signal, metrics, started.start)) {
         if (event.seq <= started.afterSeq || event.runId !== started.runId) continue;
         for (const frame of frames) {
           await sse.write(frame);

@@ -5,9 +5,12 @@
 import { Router, type Request } from "express";
 import { z } from "zod";
 import { endsRun } from "../../../protocol/lifecycle.ts";
+import { MAIN_BRANCH } from "../../../protocol/branches.ts";
+import { wireInterrupt } from "../../../protocol/interrupts.ts";
 import { Reconstructor } from "../../../protocol/reconstruct.ts";
 import { isActive, isSettled, ThreadStatusSchema } from "../../../protocol/status.ts";
 import type { Engine } from "../../engine/engine.ts";
+import { foldThread } from "../../engine/thread-fold.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
@@ -21,6 +24,11 @@ const ListQuerySchema = z.object({
   status: ThreadStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().min(1).optional(),
+});
+
+const ThreadQuerySchema = z.object({
+  /** a branch of the thread (GET lists them in `branches`); default: the current one */
+  branch: z.string().min(1).max(200).optional(),
 });
 
 const EventsQuerySchema = z.object({
@@ -63,19 +71,50 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
   });
 
   router.get("/api/threads/:threadId", async (req, res) => {
+    const q = ThreadQuerySchema.safeParse(req.query);
+    if (!q.success) {
+      return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
+    }
     // A client that leaves stops the reads (listened for before the first await).
     const gone = new AbortController();
     res.once("close", () => gone.abort());
     const thread = await store.getThread(req.params.threadId, callerTenant(res));
     if (!thread) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${req.params.threadId}". It is created by its first run.`);
-    // Folded page by page: one page in memory, and the event loop runs between pages.
-    const fold = new Reconstructor();
-    for await (const page of backlogPages(store, thread.threadId, 0, gone.signal, metrics)) {
-      for (const e of page) fold.push(e);
-    }
+    // The checkpoint, then the events after it page by page (one page in memory, the event loop
+    // running between pages): a finished thread costs its last run's end, not its length.
+    const fold = await foldThread(store, thread.threadId, { signal: gone.signal, metrics, lastSeq: thread.lastSeq });
     if (gone.signal.aborted) return;
     const snap = fold.snapshot({ status: thread.status });
-    res.json({ ...threadJson(thread), messages: snap.messages, state: snap.state, toolCalls: snap.toolCalls, usage: snap.usage });
+    const current = snap.branch ?? MAIN_BRANCH;
+    const branches = [{ branchId: MAIN_BRANCH }, ...(snap.branches ?? []).map((b) => ({ ...b, at: new Date(b.at).toISOString() }))];
+    const wanted = q.data.branch ?? current;
+    if (wanted === current) {
+      return res.json({
+        ...threadJson(thread),
+        branch: current,
+        branches,
+        messages: snap.messages,
+        state: snap.state,
+        toolCalls: snap.toolCalls,
+        usage: snap.usage,
+        pendingInterrupts: snap.pendingInterrupts.map(wireInterrupt),
+      });
+    }
+    // An earlier branch is the log as it stood when a fork left it: folded up to that fork.
+    const leftAt = (snap.branches ?? []).find((b) => b.fromBranchId === wanted);
+    if (!leftAt) {
+      return sendError(res, 404, "BRANCH_NOT_FOUND", `Thread ${thread.threadId} has no branch "${wanted}". Its branches are listed in \`branches\`.`, {
+        branches: branches.map((b) => b.branchId),
+      });
+    }
+    const old = new Reconstructor();
+    for await (const page of backlogPages(store, thread.threadId, 0, gone.signal, metrics)) {
+      for (const e of page) if (e.seq < leftAt.seq) old.push(e);
+      if (page.at(-1)!.seq >= leftAt.seq) break;
+    }
+    if (gone.signal.aborted) return;
+    const then = old.snapshot();
+    res.json({ ...threadJson(thread), branch: wanted, current, branches, messages: then.messages, state: then.state, toolCalls: then.toolCalls, usage: then.usage });
   });
 
   router.get("/api/threads/:threadId/events", async (req, res) => {

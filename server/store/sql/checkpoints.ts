@@ -9,8 +9,11 @@ export async function selectCheckpoint(db: Queryable, s: string, threadId: strin
     [threadId],
   );
   const row = rows[0];
-  if (!row) return null;
-  const seq = toNum(row.seq);
-  // The fold was built before its commit: its position and time are the row's.
-  return { seq, fold: { ...row.fold, lastSeq: seq, lastAt: toMs(row.created_at) } };
+  return row ? checkpointFromRow(row.seq, row.fold, row.created_at) : null;
+}
+
+/** A checkpoint row as read. The fold was built before its commit: its position and time are the row's. */
+export function checkpointFromRow(seqCol: unknown, fold: FoldState, createdAt: unknown): Checkpoint {
+  const seq = toNum(seqCol);
+  return { seq, fold: { ...fold, lastSeq: seq, lastAt: toMs(createdAt) } };
 }

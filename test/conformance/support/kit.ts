@@ -12,11 +12,13 @@ import { LLMock, type ChatCompletionRequest, type Fixture } from "@copilotkit/ai
 import request from "supertest";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { Message } from "@ag-ui/core";
+import type { AgentDefinition } from "../../../server/agents/define.ts";
 import { defaultAgent } from "../../../server/agents/default-agent.ts";
 import type { StoredEvent } from "../../../protocol/events.ts";
 import { backends, startTestServer, type BackendName, type TestServer } from "../../support/server.ts";
 import { IS_REMOTE, noticeSkipped, REMOTE_URL, TARGET_HEADERS } from "./target.ts";
 import { conformanceAgent, TEST_AGENT_ID } from "./test-agent.ts";
+import { startHeldUpstream, type HeldUpstream } from "./held-upstream.ts";
 import { startUpstreamRecorder, type UpstreamRecorder } from "./upstream-recorder.ts";
 
 export { TEST_AGENT_ID };
@@ -35,6 +37,8 @@ export interface LocalKit {
   mock: LLMock;
   /** Present when the suite asked for it: sits between the server and aimock and times responses. */
   recorder: UpstreamRecorder | undefined;
+  /** Present when the suite asked for it: sits between the server and aimock and can hold a response. */
+  held: HeldUpstream | undefined;
   /** The chat requests aimock received whose user messages contain `marker`, in order. */
   llmRequests(marker: string): ChatCompletionRequest[];
   /** GET /api/threads/:id, asserted 200. */
@@ -60,6 +64,10 @@ export interface SuiteOptions {
   recordUpstream?: boolean;
   /** Why the suite cannot run against AGUI_URL (for the skip notice). */
   localReason?: string;
+  /** Route the upstream through a HeldUpstream (a response stopped mid-stream on cue). */
+  holdUpstream?: boolean;
+  /** Agents the suite needs besides `default` and the kit's test agent. */
+  agents?: () => AgentDefinition[];
 }
 
 /** Migrations on a fresh PGlite take seconds, more on a loaded machine: beyond vitest's 30 s default. */
@@ -98,16 +106,18 @@ export function conformanceSuite(name: string, opts: SuiteOptions, body: (target
       mock.addFixtures(opts.fixtures ?? []);
       const mockUrl = `${(await mock.start()).replace(/\/$/, "")}/v1`;
       const recorder = opts.recordUpstream ? await startUpstreamRecorder(mockUrl) : undefined;
+      const held = opts.holdUpstream ? await startHeldUpstream(mockUrl) : undefined;
       const server = await startTestServer({
         backend,
-        llmUrl: recorder?.url ?? mockUrl,
-        agents: [defaultAgent({ planStepDelayMs: 5 }), conformanceAgent()],
+        llmUrl: recorder?.url ?? held?.url ?? mockUrl,
+        agents: [defaultAgent({ planStepDelayMs: 5 }), conformanceAgent(), ...(opts.agents?.() ?? [])],
       });
       kit = {
         backend,
         server,
         mock,
         recorder,
+        held,
         llmRequests: (marker) =>
           mock
             .getRequests()
@@ -129,8 +139,10 @@ export function conformanceSuite(name: string, opts: SuiteOptions, body: (target
       };
     }, START_TIMEOUT_MS);
     afterAll(async () => {
+      kit?.held?.release(); // a failed test must not leave a run waiting on a held response
       await kit?.server.close();
       await kit?.recorder?.close();
+      await kit?.held?.close();
       await kit?.mock.stop();
     });
     body(() => {

@@ -1,0 +1,264 @@
+/**
+ * The coding agent's tool cards: a terminal for bash and run (live output with its colours, then
+ * the exit code), a file card for read and write, a diff for edit. Output comes from the CUSTOM
+ * "terminal" events (CodingEvents.tsx); once a run is over and its stream is no longer replayed
+ * (a reload), the result's own `output` stands in for it.
+ */
+import { useRenderTool } from "@copilotkit/react-core/v2";
+import { useEffect, useRef } from "react";
+import { z } from "zod";
+import { Card, useCardStatus } from "../components/ToolCards.tsx";
+import { TerminalText } from "./Ansi.tsx";
+import { useCodingEvents } from "./CodingEvents.tsx";
+import { countChanges, rowsFromEdit, rowsFromUnified, type DiffRow } from "./diff-rows.ts";
+import { formatSize, parseExecResult, readContent, type TerminalChunk } from "./streams.ts";
+
+type RenderStatus = "inProgress" | "executing" | "complete";
+
+interface RenderProps<A> {
+  name: string;
+  toolCallId: string;
+  status: RenderStatus;
+  args: Partial<A>;
+  result: string | undefined;
+}
+
+const PREVIEW_LINES = 40;
+
+function Terminal({ chunks, live }: { chunks: readonly TerminalChunk[]; live: boolean }) {
+  const ref = useRef<HTMLPreElement>(null);
+  // Follow the output while it grows, as a terminal does.
+  useEffect(() => {
+    const el = ref.current;
+    if (el && live) el.scrollTop = el.scrollHeight;
+  }, [chunks, live]);
+  return (
+    <pre ref={ref} className="terminal" data-testid="terminal" data-live={live}>
+      {chunks.length > 0 ? <TerminalText chunks={chunks} /> : <span className="terminal-empty">{live ? "waiting for output…" : "(no output)"}</span>}
+      {live && <span className="terminal-cursor" aria-hidden />}
+    </pre>
+  );
+}
+
+function ExitChip({ exitCode, timedOut }: { exitCode: number | null; timedOut: boolean }) {
+  if (timedOut) return <span className="chip chip-failed" data-testid="exit-code" data-exit="timeout">timed out</span>;
+  if (exitCode === null) return null;
+  return (
+    <span className={`chip ${exitCode === 0 ? "chip-complete" : "chip-failed"}`} data-testid="exit-code" data-exit={exitCode}>
+      exit {exitCode}
+    </span>
+  );
+}
+
+interface ExecArgs {
+  command: string;
+  timeout: number;
+  language: string;
+  code: string;
+}
+
+function TerminalCard({ name, toolCallId, status, args, result }: RenderProps<ExecArgs>) {
+  const shown = useCardStatus(toolCallId, status);
+  const { terminals } = useCodingEvents();
+  const exec = parseExecResult(result);
+  const streamed = terminals[toolCallId]?.chunks ?? [];
+  // The stream when there is one (live, or replayed with the active run), else the result's output.
+  const chunks: TerminalChunk[] = streamed.length > 0 ? streamed : exec?.output ? [{ stream: "stdout", data: exec.output }] : [];
+  const isRun = name === "run";
+  const title = isRun ? (
+    <>
+      <span className="tool-icon">▶</span> run <span className="muted">{args.language ?? "…"}</span>
+    </>
+  ) : (
+    <>
+      <span className="tool-icon">&gt;_</span> <code className="command" data-testid="command">{args.command ?? "…"}</code>
+    </>
+  );
+  return (
+    <Card
+      name={name}
+      toolCallId={toolCallId}
+      status={shown}
+      className="terminal-card"
+      title={title}
+      badge={exec && <ExitChip exitCode={exec.exitCode} timedOut={exec.timedOut} />}
+    >
+      {isRun && args.code !== undefined && (
+        <details className="tool-io">
+          <summary>Code</summary>
+          <pre className="code-block">{args.code}</pre>
+        </details>
+      )}
+      <Terminal chunks={chunks} live={shown === "Running"} />
+      {exec?.truncated && <p className="muted small">Output truncated: the result keeps its end.</p>}
+      {result !== undefined && !exec && <pre className="tool-error" data-testid="tool-result">{result}</pre>}
+    </Card>
+  );
+}
+
+function NumberedLines({ text, testId }: { text: string; testId: string }) {
+  const lines = text.replace(/\n$/, "").split("\n");
+  const shown = lines.slice(0, PREVIEW_LINES);
+  return (
+    <div className="code-view" data-testid={testId}>
+      <table className="code-lines">
+        <tbody>
+          {shown.map((line, i) => (
+            <tr key={i}>
+              <td className="ln">{i + 1}</td>
+              <td className="code">{line || " "}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {lines.length > shown.length && <p className="muted small">… {lines.length - shown.length} more lines (open the file in the workspace)</p>}
+    </div>
+  );
+}
+
+interface FileArgs {
+  path: string;
+  content: string;
+  offset: number;
+  limit: number;
+}
+
+function FileCard({ name, toolCallId, status, args, result }: RenderProps<FileArgs>) {
+  const shown = useCardStatus(toolCallId, status);
+  const { artifacts } = useCodingEvents();
+  const artifact = artifacts[toolCallId];
+  const isWrite = name === "write";
+  const text = isWrite ? args.content : readContent(result);
+  const size = artifact?.size ?? (isWrite && args.content !== undefined ? new TextEncoder().encode(args.content).length : undefined);
+  const range = !isWrite && (args.offset !== undefined || args.limit !== undefined) ? ` lines ${args.offset ?? 1}+${args.limit ?? ""}` : "";
+  const failed = shown === "Failed" || (isWrite && result !== undefined && /^(error|failed)/i.test(result.trim()));
+  return (
+    <Card
+      name={name}
+      toolCallId={toolCallId}
+      status={shown}
+      className="file-card"
+      title={
+        <>
+          <span className="tool-icon">{isWrite ? "W" : "R"}</span> {name} <code className="file-path" data-testid="file-path">{args.path ?? "…"}</code>
+          <span className="muted">{range}</span>
+        </>
+      }
+      badge={
+        <>
+          {artifact && <span className={`chip chip-${artifact.action}`} data-testid="artifact-action">{artifact.action}</span>}
+          {size !== undefined && <span className="chip">{formatSize(size)}</span>}
+        </>
+      }
+    >
+      {text !== undefined && !failed ? (
+        <NumberedLines text={text} testId={isWrite ? "file-content" : "read-content"} />
+      ) : result !== undefined && failed ? (
+        <pre className="tool-error" data-testid="tool-result">{result}</pre>
+      ) : (
+        <p className="muted small">{isWrite ? "Writing…" : "Reading…"}</p>
+      )}
+    </Card>
+  );
+}
+
+interface EditArgs {
+  path: string;
+  old_string: string;
+  new_string: string;
+  replace_all: boolean;
+}
+
+function DiffView({ rows }: { rows: readonly DiffRow[] }) {
+  return (
+    <div className="diff" data-testid="diff">
+      <table className="code-lines">
+        <tbody>
+          {rows.map((r, i) =>
+            r.kind === "hunk" ? (
+              <tr key={i} className="diff-hunk">
+                <td className="ln" />
+                <td className="ln" />
+                <td className="code">{r.text}</td>
+              </tr>
+            ) : (
+              <tr key={i} className={`diff-${r.kind}`} data-kind={r.kind}>
+                <td className="ln">{r.oldNo ?? ""}</td>
+                <td className="ln">{r.newNo ?? ""}</td>
+                <td className="code">
+                  <span className="diff-mark">{r.kind === "add" ? "+" : r.kind === "del" ? "−" : " "}</span>
+                  {r.text || " "}
+                </td>
+              </tr>
+            ),
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function EditCard({ name, toolCallId, status, args, result }: RenderProps<EditArgs>) {
+  const shown = useCardStatus(toolCallId, status);
+  const { artifacts } = useCodingEvents();
+  const artifact = artifacts[toolCallId];
+  const fromServer = artifact?.diff ? rowsFromUnified(artifact.diff) : [];
+  const rows =
+    fromServer.length > 0
+      ? fromServer
+      : args.old_string !== undefined && args.new_string !== undefined
+        ? rowsFromEdit(args.path ?? "file", args.old_string, args.new_string)
+        : [];
+  const { added, removed } = countChanges(rows);
+  const failed = shown === "Failed";
+  return (
+    <Card
+      name={name}
+      toolCallId={toolCallId}
+      status={shown}
+      className="edit-card"
+      title={
+        <>
+          <span className="tool-icon">±</span> edit <code className="file-path" data-testid="file-path">{args.path ?? "…"}</code>
+          {args.replace_all && <span className="muted">all</span>}
+        </>
+      }
+      badge={
+        rows.length > 0 && (
+          <span className="diff-stat" data-testid="diff-stat">
+            <span className="diff-added">+{added}</span> <span className="diff-removed">−{removed}</span>
+          </span>
+        )
+      }
+    >
+      {rows.length > 0 && <DiffView rows={rows} />}
+      {artifact?.diffTruncated && <p className="muted small">The diff is cut; open the file for the rest.</p>}
+      {failed && result !== undefined && <pre className="tool-error" data-testid="tool-result">{result}</pre>}
+    </Card>
+  );
+}
+
+const ExecParams = z.object({ command: z.string(), timeout: z.number().optional() });
+const RunParams = z.object({ language: z.string(), code: z.string() });
+const ReadParams = z.object({ path: z.string(), offset: z.number().optional(), limit: z.number().optional() });
+const WriteParams = z.object({ path: z.string(), content: z.string() });
+const EditParams = z.object({ path: z.string(), old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() });
+
+type Rendered = { name: string; toolCallId: string; status: RenderStatus; parameters: unknown; result?: string };
+const props = <A,>(p: Rendered): RenderProps<A> => ({
+  name: p.name,
+  toolCallId: p.toolCallId,
+  status: p.status,
+  args: (p.parameters ?? {}) as Partial<A>,
+  result: p.result,
+});
+
+/** Registers the coding cards; rendered once inside the provider, on the coding page. */
+export function CodingCards(): null {
+  useRenderTool({ name: "bash", parameters: ExecParams, render: (p) => <TerminalCard {...props<ExecArgs>(p)} /> }, []);
+  useRenderTool({ name: "run", parameters: RunParams, render: (p) => <TerminalCard {...props<ExecArgs>(p)} /> }, []);
+  useRenderTool({ name: "read", parameters: ReadParams, render: (p) => <FileCard {...props<FileArgs>(p)} /> }, []);
+  useRenderTool({ name: "write", parameters: WriteParams, render: (p) => <FileCard {...props<FileArgs>(p)} /> }, []);
+  useRenderTool({ name: "edit", parameters: EditParams, render: (p) => <EditCard {...props<EditArgs>(p)} /> }, []);
+  return null;
+}

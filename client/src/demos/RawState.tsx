@@ -1,0 +1,14 @@
+/** The agent's shared state as JSON, live: what the page's drawing of it is made from. */
+import { useAgent } from "@copilotkit/react-core/v2";
+import { useThreadChrome } from "../chrome-context.ts";
+
+export function RawState({ open = false }: { open?: boolean }) {
+  const { agentId } = useThreadChrome();
+  const { agent } = useAgent({ agentId });
+  return (
+    <details className="raw-state" open={open}>
+      <summary>Shared state (JSON)</summary>
+      <pre data-testid="raw-state">{JSON.stringify(agent.state ?? {}, null, 2)}</pre>
+    </details>
+  );
+}

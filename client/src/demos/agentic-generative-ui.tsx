@@ -1,0 +1,77 @@
+/**
+ * Agentic generative UI: the plan's steps live in the shared state (state.steps), patched by the
+ * tool step by step; the card in the chat and the panel are drawn from the state alone.
+ */
+import { useAgent, useRenderTool } from "@copilotkit/react-core/v2";
+import { z } from "zod";
+import { useThreadChrome } from "../chrome-context.ts";
+import type { DemoFeature } from "./feature.ts";
+import { RawState } from "./RawState.tsx";
+
+const StepsState = z.object({
+  goal: z.string().optional(),
+  steps: z.array(z.object({ description: z.string(), status: z.enum(["pending", "running", "completed"]) })).optional(),
+});
+
+function PlanSteps() {
+  const { agentId } = useThreadChrome();
+  const { agent } = useAgent({ agentId });
+  const parsed = StepsState.safeParse(agent.state ?? {});
+  const steps = parsed.success ? (parsed.data.steps ?? []) : [];
+  const done = steps.filter((s) => s.status === "completed").length;
+  if (steps.length === 0) return <p className="muted">Waiting for the plan…</p>;
+  return (
+    <div className="plan" data-testid="plan-steps" data-done={done} data-total={steps.length}>
+      <h3>
+        {parsed.data?.goal ?? "Plan"} <span className="muted">({done}/{steps.length})</span>
+      </h3>
+      <div className="progress">
+        <div className="progress-bar" style={{ width: `${(100 * done) / steps.length}%` }} />
+      </div>
+      <ol className="plan-steps">
+        {steps.map((s, i) => (
+          <li key={i} className={s.status === "completed" ? "done" : s.status === "running" ? "active" : ""} data-testid="plan-step" data-status={s.status}>
+            {s.status === "completed" ? "✓" : s.status === "running" ? "▸" : "○"} {s.description}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+function Tools() {
+  useRenderTool(
+    {
+      name: "execute_plan",
+      parameters: z.object({ goal: z.string(), steps: z.array(z.string()) }),
+      // The card draws the state, not the call's arguments: the steps' progress is only there.
+      render: ({ toolCallId }) => (
+        <div className="tool-card" data-testid="tool-card" data-tool="execute_plan" data-tool-call-id={toolCallId}>
+          <PlanSteps />
+        </div>
+      ),
+    },
+    [],
+  );
+  return null;
+}
+
+function Panel() {
+  return (
+    <section className="panel" data-testid="plan-panel">
+      <h2>Plan (from shared state)</h2>
+      <PlanSteps />
+      <RawState />
+    </section>
+  );
+}
+
+export const agenticGenerativeUi: DemoFeature = {
+  slug: "agentic-generative-ui",
+  agentId: "agentic_generative_ui",
+  title: "Agentic generative UI",
+  summary: "A long task whose progress is the UI: execute_plan patches state.steps as it works (STATE_DELTA), and the page draws the plan from state.",
+  prompts: ["Make a plan to launch the website", "Help me move house"],
+  Tools,
+  Panel,
+};

@@ -1,0 +1,108 @@
+/**
+ * Durable interrupts from the app: the `approvals` agent's backend tools stop and ask (send_email
+ * needs approval; schedule_meeting asks which slot). The page offers CopilotKit the HITL tool
+ * (INTERRUPT_TOOL_NAME), so each question arrives as that tool call and `respond(answer)` sends
+ * the answer; the server runs the approved step exactly once, also after a reload or a restart.
+ */
+import { useAgent, useHumanInTheLoop } from "@copilotkit/react-core/v2";
+import { INTERRUPT_TOOL, INTERRUPT_TOOL_NAME, InterruptToolArgsSchema, type InterruptToolArgs } from "../../../protocol/interrupts.ts";
+import { useThreadChrome } from "../chrome-context.ts";
+import { parseJson } from "../components/ToolCards.tsx";
+import type { DemoFeature } from "./feature.ts";
+import { toolCallsOf } from "./tool-calls.ts";
+
+type CardProps = {
+  toolCallId: string;
+  args: Partial<InterruptToolArgs>;
+  status: "inProgress" | "executing" | "complete";
+  result?: unknown;
+  respond?: (result: unknown) => Promise<void>;
+};
+
+function InterruptCard({ toolCallId, args, status, result, respond }: CardProps) {
+  const answer = parseJson(typeof result === "string" ? result : JSON.stringify(result ?? null)) as { approved?: boolean; slot?: string } | null;
+  const asking = status !== "complete" && respond !== undefined;
+  const state = asking ? "asking" : status === "complete" ? (answer?.slot ? "answered" : answer?.approved ? "approved" : "denied") : "preparing";
+  const payload = (args.payload ?? {}) as { to?: string; subject?: string; title?: string; options?: string[] };
+  return (
+    <div className="tool-card approval" data-testid="interrupt-card" data-tool-call-id={toolCallId} data-kind={args.kind} data-state={state}>
+      <div className="tool-card-head">
+        <span className="tool-card-title">
+          <span className="tool-icon">?</span> {args.kind === "input" ? "Your choice" : `Allow ${args.toolName ?? "the tool"}?`}
+        </span>
+        {state === "approved" && <span className="chip chip-complete">Approved</span>}
+        {state === "denied" && <span className="chip chip-failed">Denied</span>}
+        {state === "answered" && <span className="chip chip-complete">{answer?.slot}</span>}
+      </div>
+      <p className="approval-action">{args.message ?? "…"}</p>
+      {payload.to && (
+        <p className="muted">
+          To {payload.to}: {payload.subject}
+        </p>
+      )}
+      {asking && args.kind === "approval" && (
+        <div className="approval-buttons">
+          <button className="btn btn-primary" data-testid="approve-button" onClick={() => void respond({ approved: true })}>
+            Approve
+          </button>
+          <button className="btn" data-testid="deny-button" onClick={() => void respond({ approved: false, reason: "denied in the app" })}>
+            Deny
+          </button>
+        </div>
+      )}
+      {asking && args.kind === "input" && (
+        <div className="approval-buttons">
+          {(payload.options ?? []).map((slot) => (
+            <button key={slot} className="btn" data-testid="slot-button" onClick={() => void respond({ slot })}>
+              {slot}
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Tools() {
+  useHumanInTheLoop(
+    {
+      name: INTERRUPT_TOOL_NAME,
+      description: INTERRUPT_TOOL.description,
+      parameters: InterruptToolArgsSchema,
+      render: (p) => <InterruptCard toolCallId={p.toolCallId} args={p.args as Partial<InterruptToolArgs>} status={p.status} result={p.result} respond={p.respond} />,
+    },
+    [],
+  );
+  return null;
+}
+
+function Panel() {
+  const { agentId } = useThreadChrome();
+  const { agent } = useAgent({ agentId });
+  const calls = toolCallsOf<InterruptToolArgs>(agent.messages, INTERRUPT_TOOL_NAME);
+  return (
+    <section className="panel" data-testid="interrupts">
+      <h2>Questions the agent asked</h2>
+      {calls.length === 0 && <p className="muted">Nothing asked yet.</p>}
+      <ul className="plain">
+        {calls.map((c) => (
+          <li key={c.id} data-testid="interrupt" data-answered={c.result === undefined ? "false" : "true"}>
+            <span className={`chip chip-${c.result === undefined ? "pending" : "complete"}`}>{c.result === undefined ? "waiting" : "answered"}</span>{" "}
+            {c.args.toolName}: {c.args.reason}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export const backendApprovals: DemoFeature = {
+  slug: "backend-approvals",
+  agentId: "approvals",
+  title: "Durable interrupts",
+  summary:
+    "Backend tools that stop and ask: send_email needs your approval, schedule_meeting asks for a slot. The thread waits durably; the approved step runs exactly once, even after a reload.",
+  prompts: ["Email the team a status update", "Schedule a meeting about the launch"],
+  Tools,
+  Panel,
+};

@@ -1,0 +1,135 @@
+/**
+ * Shared state: a recipe both sides edit. The user's edits go into the agent's state (sent with
+ * the next run) and, as application context, to the model; the agent's update_recipe patches
+ * arrive as STATE_DELTA and show here at once. Editing is off while a run is going, so an edit
+ * never races the agent's.
+ */
+import { useAgent, useAgentContext } from "@copilotkit/react-core/v2";
+import { useState } from "react";
+import { z } from "zod";
+import { useThreadChrome } from "../chrome-context.ts";
+import type { DemoFeature } from "./feature.ts";
+import { RawState } from "./RawState.tsx";
+
+const SKILLS = ["Beginner", "Intermediate", "Advanced"] as const;
+const Ingredient = z.object({ icon: z.string(), name: z.string(), amount: z.string() });
+const Recipe = z.object({
+  title: z.string(),
+  skill_level: z.enum(SKILLS),
+  cooking_time: z.string(),
+  ingredients: z.array(Ingredient),
+  instructions: z.array(z.string()),
+});
+type Recipe = z.infer<typeof Recipe>;
+
+const EMPTY: Recipe = { title: "", skill_level: "Beginner", cooking_time: "", ingredients: [], instructions: [] };
+
+function useRecipe(): [Recipe, (next: Recipe) => void] {
+  const { agentId } = useThreadChrome();
+  const { agent } = useAgent({ agentId });
+  const state = (agent.state ?? {}) as Record<string, unknown>;
+  const parsed = Recipe.safeParse(state.recipe);
+  return [parsed.success ? parsed.data : EMPTY, (recipe) => agent.setState({ ...state, recipe })];
+}
+
+function Tools() {
+  const [recipe] = useRecipe();
+  // The model reads the recipe here; the server's copy of the state arrives with the run too.
+  useAgentContext({ description: "The current recipe (state.recipe), with the user's edits", value: recipe });
+  return null;
+}
+
+function Panel() {
+  const { chrome } = useThreadChrome();
+  const editable = chrome.inputEnabled;
+  const [recipe, setRecipe] = useRecipe();
+  const [ingredient, setIngredient] = useState("");
+  const [step, setStep] = useState("");
+  const set = (patch: Partial<Recipe>) => setRecipe({ ...recipe, ...patch });
+
+  return (
+    <section className="panel recipe" data-testid="recipe">
+      <h2>Recipe (shared state)</h2>
+      <input
+        className="recipe-title"
+        data-testid="recipe-title"
+        value={recipe.title}
+        placeholder="Untitled recipe"
+        disabled={!editable}
+        onChange={(e) => set({ title: e.target.value })}
+      />
+      <div className="recipe-meta">
+        <select data-testid="recipe-skill" value={recipe.skill_level} disabled={!editable} onChange={(e) => set({ skill_level: e.target.value as Recipe["skill_level"] })}>
+          {SKILLS.map((s) => (
+            <option key={s}>{s}</option>
+          ))}
+        </select>
+        <input data-testid="recipe-time" value={recipe.cooking_time} placeholder="Cooking time" disabled={!editable} onChange={(e) => set({ cooking_time: e.target.value })} />
+      </div>
+
+      <h3>Ingredients</h3>
+      <ul className="tasks" data-testid="ingredients">
+        {recipe.ingredients.map((item, i) => (
+          <li key={`${item.name}-${i}`} data-testid="ingredient">
+            <span>
+              {item.icon} {item.name} <span className="muted">{item.amount}</span>
+            </span>
+            <button className="icon-btn" title="Remove" disabled={!editable} onClick={() => set({ ingredients: recipe.ingredients.filter((_, j) => j !== i) })}>
+              ×
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form
+        className="task-add"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const name = ingredient.trim();
+          if (!name) return;
+          set({ ingredients: [...recipe.ingredients, { icon: "🥄", name, amount: "to taste" }] });
+          setIngredient("");
+        }}
+      >
+        <input data-testid="ingredient-input" value={ingredient} placeholder="Add an ingredient…" disabled={!editable} onChange={(e) => setIngredient(e.target.value)} />
+        <button className="btn" data-testid="ingredient-add" disabled={!editable || !ingredient.trim()}>
+          Add
+        </button>
+      </form>
+
+      <h3>Instructions</h3>
+      <ol className="plan-steps" data-testid="instructions">
+        {recipe.instructions.map((text, i) => (
+          <li key={i} data-testid="instruction">
+            {text}
+          </li>
+        ))}
+      </ol>
+      <form
+        className="task-add"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const text = step.trim();
+          if (!text) return;
+          set({ instructions: [...recipe.instructions, text] });
+          setStep("");
+        }}
+      >
+        <input data-testid="instruction-input" value={step} placeholder="Add a step…" disabled={!editable} onChange={(e) => setStep(e.target.value)} />
+        <button className="btn" disabled={!editable || !step.trim()}>
+          Add
+        </button>
+      </form>
+      <RawState />
+    </section>
+  );
+}
+
+export const sharedState: DemoFeature = {
+  slug: "shared-state",
+  agentId: "shared_state",
+  title: "Shared state",
+  summary: "A recipe that you edit here and the agent edits with update_recipe: your edits reach the agent with the next run, its edits stream back as state deltas.",
+  prompts: ["Suggest a recipe", "Improve it"],
+  Tools,
+  Panel,
+};

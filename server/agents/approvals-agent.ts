@@ -1,0 +1,73 @@
+/**
+ * The built-in `approvals` agent: backend steps that wait for a person, durably.
+ * - send_email needs approval (`needsApproval: true`): the run ends WAITING with an approval
+ *   interrupt; approved, the email is "sent" (appended to state.outbox) exactly once; denied, it
+ *   is not, and the model says so.
+ * - schedule_meeting asks for a time slot with `ctx.interrupt()`; the answer `{slot}` books it.
+ * The demo model answers "email" and "meeting" (server/demo/approvals-fixtures.ts).
+ */
+import {
+  APPROVAL_TOOLS,
+  MEETING_SLOTS,
+  MeetingAnswerSchema,
+  ScheduleMeetingArgsSchema,
+  SendEmailArgsSchema,
+  type SendEmailArgs,
+} from "../demo/approvals-fixtures.ts";
+import { defineAgent, defineTool, type AgentDefinition } from "./define.ts";
+
+export const APPROVALS_AGENT_ID = "approvals";
+
+export interface ApprovalsAgentOptions {
+  /** Called once per email actually sent (tests count side effects with it). */
+  onSend?: (email: SendEmailArgs, at: { threadId: string; toolCallId: string }) => void | Promise<void>;
+}
+
+function asRecord(v: unknown): Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+export function approvalsAgent(opts: ApprovalsAgentOptions = {}): AgentDefinition {
+  const sendEmail = defineTool({
+    name: APPROVAL_TOOLS.sendEmail,
+    description: "Sends an email. The user approves every email before it goes out.",
+    parameters: SendEmailArgsSchema,
+    needsApproval: true,
+    async execute(email, ctx) {
+      await opts.onSend?.(email, { threadId: ctx.threadId, toolCallId: ctx.toolCallId });
+      const outbox = asRecord(ctx.state.get()).outbox;
+      await ctx.state.patch(
+        Array.isArray(outbox) ? [{ op: "add", path: "/outbox/-", value: email }] : [{ op: "add", path: "/outbox", value: [email] }],
+      );
+      return { sent: true, to: email.to, subject: email.subject };
+    },
+  });
+
+  const scheduleMeeting = defineTool({
+    name: APPROVAL_TOOLS.scheduleMeeting,
+    description: "Books a meeting; asks the user which time slot to take.",
+    parameters: ScheduleMeetingArgsSchema,
+    async execute({ title }, ctx) {
+      // Nothing is written before the question: this part runs again when the answer comes.
+      const answer = MeetingAnswerSchema.parse(
+        await ctx.interrupt({
+          reason: "choose_slot",
+          message: `When should "${title}" take place?`,
+          payload: { title, options: [...MEETING_SLOTS] },
+          responseSchema: { type: "object", properties: { slot: { type: "string", enum: [...MEETING_SLOTS] } }, required: ["slot"] },
+        }),
+      );
+      return { booked: true, title, slot: answer.slot };
+    },
+  });
+
+  return defineAgent({
+    id: APPROVALS_AGENT_ID,
+    description: "Backend tools that wait for you: an email that needs your approval, a meeting that asks for a time.",
+    instructions:
+      "You help with email and meetings. Use send_email to send email (the user approves it first) and " +
+      "schedule_meeting to book a meeting (the user picks the time). Be brief.",
+    tools: [sendEmail, scheduleMeeting],
+    maxTurns: 6,
+  });
+}

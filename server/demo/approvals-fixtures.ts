@@ -1,0 +1,99 @@
+/**
+ * The demo model's script for the `approvals` agent (server/agents/approvals-agent.ts): offline,
+ * deterministic, and only for requests that offer that agent's tools, so the default agent's
+ * script (fixtures.ts) is untouched. "email" proposes send_email (needs approval), "meeting"
+ * proposes schedule_meeting (asks the user for a slot); the follow-ups read the tool's result.
+ */
+import type { ChatCompletionRequest, Fixture } from "@copilotkit/aimock";
+import { z } from "zod";
+
+export const APPROVAL_TOOLS = { sendEmail: "send_email", scheduleMeeting: "schedule_meeting" } as const;
+
+export const SendEmailArgsSchema = z.object({
+  to: z.string().describe("Recipient address"),
+  subject: z.string(),
+  body: z.string(),
+});
+export type SendEmailArgs = z.infer<typeof SendEmailArgsSchema>;
+
+export const ScheduleMeetingArgsSchema = z.object({ title: z.string() });
+
+/** What schedule_meeting asks (ctx.interrupt payload) and the answer it expects. */
+export const MEETING_SLOTS = ["Monday 10:00", "Tuesday 14:00", "Thursday 09:30"] as const;
+export const MeetingAnswerSchema = z.object({ slot: z.string() });
+
+/** Prompts for UI suggestions and tests. */
+export const APPROVAL_PROMPTS = {
+  email: "Email the team a status update",
+  meeting: "Schedule a meeting about the launch",
+} as const;
+
+function text(content: unknown): string {
+  if (typeof content === "string") return content;
+  return Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? "").join("") : "";
+}
+
+function offersApprovals(req: ChatCompletionRequest): boolean {
+  return (req.tools ?? []).some((t) => t.function.name === APPROVAL_TOOLS.sendEmail);
+}
+
+function lastUser(req: ChatCompletionRequest): string {
+  const m = req.messages.findLast((x) => x.role === "user");
+  return m ? text(m.content).toLowerCase() : "";
+}
+
+/** The name of the call the last tool message answers, and that message's text. */
+function lastResult(req: ChatCompletionRequest): { name: string; result: string } | undefined {
+  const last = req.messages.at(-1);
+  if (last?.role !== "tool") return undefined;
+  for (const m of req.messages) {
+    const call = (m.tool_calls ?? []).find((c) => c.id === last.tool_call_id);
+    if (call) return { name: call.function.name, result: text(last.content) };
+  }
+  return undefined;
+}
+
+function refused(result: string): boolean {
+  return /did not approve|not executed|did not answer|error/i.test(result);
+}
+
+export function approvalsFixtures(): Fixture[] {
+  return [
+    {
+      match: { predicate: (req) => offersApprovals(req) && lastResult(req)?.name === APPROVAL_TOOLS.sendEmail },
+      response: (req) => ({
+        content: refused(lastResult(req)!.result) ? "Understood: I did not send the email." : "Done: the email is sent.",
+      }),
+    },
+    {
+      match: { predicate: (req) => offersApprovals(req) && lastResult(req)?.name === APPROVAL_TOOLS.scheduleMeeting },
+      response: (req) => {
+        const { result } = lastResult(req)!;
+        if (refused(result)) return { content: "No meeting was booked." };
+        const slot = (/"slot":"([^"]*)"/.exec(result) ?? [])[1] ?? "the chosen time";
+        return { content: `Booked for ${slot}.` };
+      },
+    },
+    {
+      match: { predicate: (req) => offersApprovals(req) && req.messages.at(-1)?.role === "user" && lastUser(req).includes("email") },
+      response: {
+        toolCalls: [
+          {
+            name: APPROVAL_TOOLS.sendEmail,
+            arguments: JSON.stringify({ to: "team@example.com", subject: "Status update", body: "All green this week." }),
+          },
+        ],
+      },
+    },
+    {
+      match: { predicate: (req) => offersApprovals(req) && req.messages.at(-1)?.role === "user" && lastUser(req).includes("meeting") },
+      response: { toolCalls: [{ name: APPROVAL_TOOLS.scheduleMeeting, arguments: JSON.stringify({ title: "Launch sync" }) }] },
+    },
+    {
+      match: { predicate: (req) => offersApprovals(req) },
+      response: {
+        content: 'I can email the team (say "email") or schedule a meeting (say "meeting"); both wait for your answer.',
+      },
+    },
+  ];
+}

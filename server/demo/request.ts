@@ -1,0 +1,84 @@
+/**
+ * Reading a chat request the way the demo script needs: the last user message, the tools on
+ * offer, the application context, the tool results that just came back; and building tool calls
+ * whose ids are a function of the request, so a re-issued request gets the same ids.
+ */
+import { createHash } from "node:crypto";
+import type { ChatCompletionRequest, ChatMessage } from "@copilotkit/aimock";
+
+export function text(content: ChatMessage["content"]): string {
+  if (typeof content === "string") return content;
+  return (content ?? []).map((p) => p.text ?? "").join("");
+}
+
+export function lastUserText(req: ChatCompletionRequest): string {
+  const user = req.messages.findLast((m) => m.role === "user");
+  return user ? text(user.content) : "";
+}
+
+/** True when the request is a fresh user turn (not the follow-up to a tool result). */
+export function endsWithUser(req: ChatCompletionRequest): boolean {
+  return req.messages.at(-1)?.role === "user";
+}
+
+export function offers(req: ChatCompletionRequest, tool: string): boolean {
+  return (req.tools ?? []).some((t) => t.function.name === tool);
+}
+
+/**
+ * One entry of the application context (RunAgentInput.context), which the engine appends to the
+ * system prompt as "- <description>: <value>" lines; the first whose description contains `key`.
+ */
+export function contextValue(req: ChatCompletionRequest, key: string): string | undefined {
+  const system = req.messages.filter((m) => m.role === "system").map((m) => text(m.content)).join("\n");
+  const needle = key.toLowerCase();
+  for (const line of system.split("\n")) {
+    const m = /^- ([^:]*): (.*)$/.exec(line);
+    if (m && m[1]!.toLowerCase().includes(needle)) return m[2];
+  }
+  return undefined;
+}
+
+export interface AnsweredCall {
+  name: string;
+  args: Record<string, unknown>;
+  result: string;
+}
+
+/** The tool results after the last user message, with the calls they answer. */
+export function answeredCalls(req: ChatCompletionRequest): AnsweredCall[] {
+  const calls = new Map<string, { name: string; arguments: string }>();
+  for (const m of req.messages) for (const c of m.tool_calls ?? []) calls.set(c.id, c.function);
+  const lastUser = req.messages.findLastIndex((m) => m.role === "user");
+  return req.messages.slice(lastUser + 1).flatMap((m) => {
+    const call = m.role === "tool" && m.tool_call_id ? calls.get(m.tool_call_id) : undefined;
+    return call ? [{ name: call.name, args: parseObject(call.arguments), result: text(m.content) }] : [];
+  });
+}
+
+export function lastResultIs(tool: string) {
+  return (req: ChatCompletionRequest) => req.messages.at(-1)?.role === "tool" && answeredCalls(req).at(-1)?.name === tool;
+}
+
+export function parseObject(json: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(json);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Stable per conversation and position, so a re-issued request gets the same ids. */
+function callId(req: ChatCompletionRequest, i: number): string {
+  const hash = createHash("sha256").update(JSON.stringify(req.messages)).update(String(i));
+  return `call_${hash.digest("hex").slice(0, 24)}`;
+}
+
+export function toolCall(req: ChatCompletionRequest, i: number, name: string, args: object) {
+  return { id: callId(req, i), name, arguments: JSON.stringify(args) };
+}
+
+export function captured(message: string, re: RegExp, fallback: string): string {
+  return re.exec(message)?.[1]?.trim() || fallback;
+}

@@ -1,0 +1,67 @@
+/**
+ * A thread's workspace over HTTP (the coding agent's files): the listing, and one file as
+ * text/plain, at most WORKSPACE_FILE_MAX_BYTES (a longer one is cut and says so in headers).
+ * The same tenant rule as every thread route: another tenant's thread is a 404, like an
+ * unknown one. Paths are resolved inside the workspace exactly as the tools resolve them.
+ */
+import { constants } from "node:fs";
+import { Router } from "express";
+import { z } from "zod";
+import type { EventStore } from "../../store/types.ts";
+import { openNoFollow, resolveInside } from "../../workspace/paths.ts";
+import type { Workspaces } from "../../workspace/workspaces.ts";
+import { callerTenant } from "../auth.ts";
+import { sendError, zodIssues } from "../errors.ts";
+
+/** Most bytes of a file the file route sends. */
+export const WORKSPACE_FILE_MAX_BYTES = 1024 * 1024;
+
+const FileQuerySchema = z.object({ path: z.string().min(1).max(4096) });
+
+export function workspaceRoutes({ store, workspaces }: { store: EventStore; workspaces: Workspaces }): Router {
+  const router = Router();
+
+  router.get("/api/threads/:threadId/workspace", async (req, res) => {
+    const { threadId } = req.params;
+    if (!(await store.getThread(threadId, callerTenant(res)))) {
+      return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}". It is created by its first run.`);
+    }
+    const dir = await workspaces.existing(threadId);
+    if (!dir) return res.json({ files: [], truncated: false });
+    res.json(await workspaces.list(dir));
+  });
+
+  router.get("/api/threads/:threadId/workspace/file", async (req, res) => {
+    const { threadId } = req.params;
+    const q = FileQuerySchema.safeParse(req.query);
+    if (!q.success) {
+      return sendError(res, 400, "INVALID_QUERY", "Name the file with ?path= (relative to the workspace).", { issues: zodIssues(q.error.issues) });
+    }
+    if (!(await store.getThread(threadId, callerTenant(res)))) {
+      return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}". It is created by its first run.`);
+    }
+    const dir = await workspaces.existing(threadId);
+    const r = dir ? await resolveInside(dir, q.data.path, { kind: "file" }) : { ok: false as const, missing: true as const, error: `Thread ${threadId} has no workspace yet.` };
+    if (!r.ok) return r.missing ? sendError(res, 404, "FILE_NOT_FOUND", r.error) : sendError(res, 400, "INVALID_PATH", r.error);
+    const size = r.stat!.size;
+    const fh = await openNoFollow(r.abs, constants.O_RDONLY);
+    let body: Buffer;
+    try {
+      body = Buffer.alloc(Math.min(size, WORKSPACE_FILE_MAX_BYTES));
+      const { bytesRead } = await fh.read(body, 0, body.length, 0);
+      body = body.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+    res.set({
+      "content-type": "text/plain; charset=utf-8",
+      "x-content-type-options": "nosniff",
+      "x-threadline-file-size": String(size),
+      "x-threadline-modified-at": r.stat!.mtime.toISOString(),
+    });
+    if (size > body.length) res.set("x-threadline-truncated", "true");
+    res.send(body);
+  });
+
+  return router;
+}

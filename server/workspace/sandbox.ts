@@ -1,0 +1,266 @@
+/**
+ * Commands run under bubblewrap: no network (all namespaces unshared), the system read-only
+ * (/usr, /etc and the host's /bin, /lib… links), /tmp a small private tmpfs, the workspace the
+ * only writable place (mounted at /workspace), a clean environment, a new session, and
+ * prlimit's CPU-time, memory (RLIMIT_DATA), process-count, file-size and no-core limits on the
+ * command. When the server runs as root the sandbox runs as an unprivileged uid (SANDBOX_UID,
+ * default 65534), since the kernel does not count processes against root's limit.
+ *
+ * The command's process tree is killed (SIGKILL to bwrap's process group; bwrap's own PID
+ * namespace takes every descendant with it) at its timeout, on abort, and whenever the
+ * command itself ends: a background job cannot outlive its call.
+ *
+ * If bubblewrap cannot start, commands do not run: `probe()` says why (logged at startup) and
+ * every call returns that reason. Only UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX=true runs them on
+ * the host, in the workspace directory, with the same rlimits and timeouts and nothing else.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, lstatSync, readlinkSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
+
+/** Output kept in a command's result: the first HEAD and the last rest of it, the middle cut. */
+export const COMMAND_OUTPUT_MAX_BYTES = 64 * 1024;
+const COMMAND_OUTPUT_HEAD_BYTES = 16 * 1024;
+/** The sandbox's /tmp (a tmpfs, counted in memory). */
+export const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
+/** Where the workspace is mounted inside the sandbox. */
+export const SANDBOX_WORKDIR = "/workspace";
+
+export interface SandboxLimits {
+  /** RLIMIT_DATA: heap and private writable mappings of each process. */
+  memoryMb: number;
+  /** RLIMIT_NPROC for the sandbox's uid. */
+  maxProcesses: number;
+  /** RLIMIT_FSIZE: largest file a command may write. */
+  maxFileMb: number;
+}
+
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryMb: 512, maxProcesses: 64, maxFileMb: 256 };
+
+export interface SandboxOptions {
+  /** "bwrap" (default) or "unsafe-host": the operator's UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX. */
+  mode: "bwrap" | "unsafe-host";
+  bwrapPath?: string;
+  limits?: SandboxLimits;
+  /** uid/gid the sandbox runs as when the server is root. */
+  user?: { uid: number; gid: number };
+  /** More host paths mounted read-only at the same place (e.g. a toolchain under /opt). */
+  readOnlyPaths?: string[];
+}
+
+export interface ExecRequest {
+  /** the workspace (host path): the only writable place, the working directory */
+  dir: string;
+  argv: string[];
+  stdin?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onOutput?: (stream: "stdout" | "stderr", data: string) => void;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  /** the signal that ended it, e.g. "SIGKILL" (timeout, cancel) or "SIGXCPU" (CPU time) */
+  signal: string | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** stdout and stderr interleaved as produced, cut as COMMAND_OUTPUT_MAX_BYTES says */
+  output: string;
+  /** bytes of output left out of `output` (0: all of it is there) */
+  omittedBytes: number;
+  durationMs: number;
+}
+
+export type SandboxStatus = { ok: true; mode: SandboxOptions["mode"] } | { ok: false; reason: string };
+
+/** Keeps the head and the tail of a byte stream, within a budget. */
+class OutputKeeper {
+  #head: Buffer[] = [];
+  #headBytes = 0;
+  #tail: Buffer[] = [];
+  #tailBytes = 0;
+  #omitted = 0;
+  readonly #tailMax = COMMAND_OUTPUT_MAX_BYTES - COMMAND_OUTPUT_HEAD_BYTES;
+
+  push(chunk: Buffer): void {
+    if (this.#headBytes < COMMAND_OUTPUT_HEAD_BYTES) {
+      const take = Math.min(chunk.length, COMMAND_OUTPUT_HEAD_BYTES - this.#headBytes);
+      this.#head.push(chunk.subarray(0, take));
+      this.#headBytes += take;
+      chunk = chunk.subarray(take);
+    }
+    if (chunk.length === 0) return;
+    this.#tail.push(chunk);
+    this.#tailBytes += chunk.length;
+    while (this.#tailBytes > this.#tailMax) {
+      const first = this.#tail[0]!;
+      const excess = this.#tailBytes - this.#tailMax;
+      if (first.length <= excess) {
+        this.#tail.shift();
+        this.#tailBytes -= first.length;
+        this.#omitted += first.length;
+      } else {
+        this.#tail[0] = first.subarray(excess);
+        this.#tailBytes -= excess;
+        this.#omitted += excess;
+      }
+    }
+  }
+
+  result(): { output: string; omittedBytes: number } {
+    const head = Buffer.concat(this.#head).toString("utf8");
+    const tail = Buffer.concat(this.#tail).toString("utf8");
+    if (this.#omitted === 0) return { output: head + tail, omittedBytes: 0 };
+    return {
+      output: `${head}\n[… ${this.#omitted} bytes of output omitted: the result keeps the first ${COMMAND_OUTPUT_HEAD_BYTES} and the last ${this.#tailMax} bytes …]\n${tail}`,
+      omittedBytes: this.#omitted,
+    };
+  }
+}
+
+export class Sandbox {
+  readonly limits: SandboxLimits;
+  #status: SandboxStatus | undefined;
+
+  constructor(readonly opts: SandboxOptions) {
+    this.limits = opts.limits ?? DEFAULT_SANDBOX_LIMITS;
+  }
+
+  /** The uid/gid commands run as, when they differ from the server's (the server is root). */
+  get user(): { uid: number; gid: number } | undefined {
+    if (this.opts.mode !== "bwrap" || process.getuid?.() !== 0) return undefined;
+    return this.opts.user ?? { uid: 65534, gid: 65534 };
+  }
+
+  /** Starts a trivial sandbox once; the answer is kept (tools report it, the server logs it). */
+  async probe(dir: string): Promise<SandboxStatus> {
+    if (this.#status) return this.#status;
+    if (this.opts.mode === "unsafe-host") return (this.#status = { ok: true, mode: "unsafe-host" });
+    const bwrap = this.opts.bwrapPath ?? "/usr/bin/bwrap";
+    if (!existsSync(bwrap)) {
+      return (this.#status = { ok: false, reason: `bubblewrap is not installed (${bwrap} is missing; Debian/Ubuntu: apt-get install bubblewrap)` });
+    }
+    const r = await this.#spawn({ dir, argv: ["/bin/sh", "-c", "echo sandbox-ok"], timeoutMs: 10_000 }, true).catch((err: Error) => ({ error: err.message }));
+    if ("error" in r) return (this.#status = { ok: false, reason: `bubblewrap could not start: ${r.error}` });
+    if (r.exitCode !== 0 || !r.output.includes("sandbox-ok")) {
+      const hint = /Permission denied/.test(r.output) && this.user ? ` (the workspace root and its parents must be searchable by the sandbox's uid ${this.user.uid})` : "";
+      return (this.#status = { ok: false, reason: `bubblewrap could not start a sandbox (exit ${r.exitCode}${r.signal ? `, ${r.signal}` : ""}): ${r.output.trim().slice(0, 500)}${hint}` });
+    }
+    return (this.#status = { ok: true, mode: "bwrap" });
+  }
+
+  get status(): SandboxStatus | undefined {
+    return this.#status;
+  }
+
+  /** Runs `argv` in the sandbox; resolves when it ended (never rejects for the command's sake). */
+  async exec(req: ExecRequest): Promise<ExecResult | { error: string }> {
+    const status = await this.probe(req.dir);
+    if (!status.ok) return { error: `Commands cannot run on this server: ${status.reason}. Nothing was executed.` };
+    return this.#spawn(req, false).catch((err: Error) => ({ error: `The command could not start: ${err.message}` }));
+  }
+
+  #prlimit(timeoutMs: number): string[] {
+    const l = this.limits;
+    const cpu = Math.max(1, Math.ceil(timeoutMs / 1000));
+    return [
+      "/usr/bin/prlimit",
+      `--data=${l.memoryMb * 1024 * 1024}`,
+      `--cpu=${cpu}`,
+      `--nproc=${l.maxProcesses}`,
+      `--fsize=${l.maxFileMb * 1024 * 1024}`,
+      "--core=0",
+      "--",
+    ];
+  }
+
+  #bwrapArgs(dir: string): string[] {
+    const args = ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"];
+    for (const top of ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]) {
+      if (!existsSync(top)) continue;
+      const st = lstatSync(top);
+      if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(top), top);
+      else args.push("--ro-bind", top, top);
+    }
+    args.push("--ro-bind", "/etc", "/etc");
+    for (const extra of this.opts.readOnlyPaths ?? []) if (existsSync(extra)) args.push("--ro-bind", extra, extra);
+    args.push("--proc", "/proc", "--dev", "/dev", "--size", String(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp");
+    args.push("--bind", dir, SANDBOX_WORKDIR, "--chdir", SANDBOX_WORKDIR);
+    args.push("--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", SANDBOX_WORKDIR);
+    args.push("--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONDONTWRITEBYTECODE", "1");
+    return args;
+  }
+
+  #spawn(req: ExecRequest, probing: boolean): Promise<ExecResult> {
+    const started = performance.now();
+    const unsafe = this.opts.mode === "unsafe-host";
+    const command = unsafe
+      ? { file: "/usr/bin/prlimit", args: [...this.#prlimit(req.timeoutMs).slice(1), ...req.argv], cwd: req.dir }
+      : { file: this.opts.bwrapPath ?? "/usr/bin/bwrap", args: [...this.#bwrapArgs(req.dir), ...this.#prlimit(req.timeoutMs), ...req.argv], cwd: "/" };
+    const user = this.user;
+    return new Promise((resolve, reject) => {
+      const child = spawn(command.file, command.args, {
+        cwd: command.cwd,
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+        env: unsafe ? { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: req.dir, LANG: "C.UTF-8" } : {},
+        ...(user && { uid: user.uid, gid: user.gid }),
+      });
+      const keeper = new OutputKeeper();
+      let timedOut = false;
+      let aborted = false;
+      let ended = false;
+      const killTree = () => {
+        if (child.pid === undefined) return;
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killTree();
+      }, req.timeoutMs);
+      const onAbort = () => {
+        aborted = true;
+        killTree();
+      };
+      if (req.signal?.aborted) onAbort();
+      else req.signal?.addEventListener("abort", onAbort, { once: true });
+      const decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
+      const take = (stream: "stdout" | "stderr") => (chunk: Buffer) => {
+        keeper.push(chunk);
+        if (probing || !req.onOutput) return;
+        const text = decoders[stream].write(chunk);
+        if (text) req.onOutput(stream, text);
+      };
+      child.stdout.on("data", take("stdout"));
+      child.stderr.on("data", take("stderr"));
+      child.stdin.on("error", () => {});
+      child.stdin.end(req.stdin ?? "");
+      child.once("error", (err) => {
+        clearTimeout(timer);
+        req.signal?.removeEventListener("abort", onAbort);
+        if (!ended) reject(err);
+        ended = true;
+      });
+      child.once("close", (code, signal) => {
+        clearTimeout(timer);
+        req.signal?.removeEventListener("abort", onAbort);
+        // Whatever the command left running in the background goes with it.
+        killTree();
+        if (ended) return;
+        ended = true;
+        if (req.onOutput && !probing) {
+          for (const stream of ["stdout", "stderr"] as const) {
+            const rest = decoders[stream].end();
+            if (rest) req.onOutput(stream, rest);
+          }
+        }
+        const { output, omittedBytes } = keeper.result();
+        resolve({ exitCode: code, signal, timedOut, aborted, output, omittedBytes, durationMs: Math.round(performance.now() - started) });
+      });
+    });
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The demo model on the coding agent: offered write, bash and edit, any message starts the
+ * scripted session (write hello.py, run it, edit it, run it again, read it) and ends with a
+ * summary that reports both runs' exit codes. Driven through the real openai SDK and wrapper.
+ */
+import type { Message } from "@ag-ui/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HELLO_EDIT, HELLO_PATH, HELLO_PY } from "../../server/demo/scripts/coding.ts";
+import { startDemoUpstream, type DemoUpstream } from "../../server/demo/upstream.ts";
+import type { ChatTool } from "../../server/engine/chat-model.ts";
+import { createOpenAIClient, OpenAIChatModel, toOpenAIMessages } from "../../server/engine/llm.ts";
+import { callsOf, collect, textOf } from "./support.ts";
+
+const tool = (name: string): ChatTool => ({ type: "function", function: { name, description: name, parameters: { type: "object" } } });
+const CODING = ["read", "write", "edit", "bash", "grep", "find", "ls", "run"].map(tool);
+
+let demo: DemoUpstream;
+let model: OpenAIChatModel;
+
+beforeAll(async () => {
+  demo = await startDemoUpstream({ latencyMs: 0 });
+  model = new OpenAIChatModel({ client: createOpenAIClient({ baseURL: demo.url, apiKey: "demo", maxRetries: 0 }), model: "gpt-4o-mini" });
+});
+
+afterAll(async () => {
+  await demo.stop();
+});
+
+async function turn(messages: Message[], tools = CODING) {
+  const signal = new AbortController().signal;
+  const deltas = await collect(model.streamChat({ messages: toOpenAIMessages(messages, "You are a coding agent."), tools, signal }));
+  const calls = callsOf(deltas).map((c) => ({ ...c, args: JSON.parse(c.args) as Record<string, unknown> }));
+  return { text: textOf(deltas), calls };
+}
+
+/** What the coding agent's tools answer, as the contract shapes them. */
+function resultOf(name: string, n: number): string {
+  if (name === "bash") return JSON.stringify({ exitCode: n === 0 ? 0 : 3, output: "Hello\n" });
+  if (name === "read") return HELLO_PY;
+  return JSON.stringify({ ok: true });
+}
+
+describe("demo model on the coding agent", () => {
+  it("write, bash, edit, bash, read, then a summary with both exit codes", async () => {
+    const messages: Message[] = [{ id: "u1", role: "user", content: "Show me what you can do" }];
+    const seen: { name: string; args: Record<string, unknown>; text: string }[] = [];
+    let bashRuns = 0;
+    for (let i = 0; i < 5; i++) {
+      const { text, calls } = await turn(messages);
+      expect(calls).toHaveLength(1);
+      const call = calls[0]!;
+      seen.push({ name: call.name, args: call.args, text });
+      messages.push({ id: `a${i}`, role: "assistant", content: text, toolCalls: [{ id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify(call.args) } }] });
+      messages.push({ id: `t${i}`, role: "tool", toolCallId: call.id, content: resultOf(call.name, call.name === "bash" ? bashRuns++ : 0) });
+    }
+    expect(seen.map((s) => s.name)).toEqual(["write", "bash", "edit", "bash", "read"]);
+    expect(seen[0]!.args).toEqual({ path: HELLO_PATH, content: HELLO_PY });
+    expect(seen[1]!.args).toEqual({ command: "python3 hello.py" });
+    expect(seen[2]!.args).toEqual({ path: HELLO_PATH, ...HELLO_EDIT });
+    expect(HELLO_PY).toContain(HELLO_EDIT.old_string);
+    expect(seen.every((s) => s.text.length > 0)).toBe(true);
+
+    const { text, calls } = await turn(messages);
+    expect(calls).toEqual([]);
+    expect(text).toContain("(exit 0)");
+    expect(text).toContain("(exit 3)");
+  });
+
+  it("answers only an agent that offers write, bash and edit", async () => {
+    const { calls } = await turn([{ id: "u1", role: "user", content: "Write hello.py" }], CODING.filter((t) => t.function.name !== "edit"));
+    expect(calls.map((c) => c.name)).not.toContain("write");
+  });
+});

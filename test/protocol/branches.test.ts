@@ -1,0 +1,72 @@
+/** Where a client's history leaves the thread's current branch (protocol/branches.ts). */
+import type { Message } from "@ag-ui/core";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { keptBy, planFork } from "../../protocol/branches.ts";
+
+const u = (id: string, content = `text of ${id}`): Message => ({ id, role: "user", content });
+const a = (id: string, content = `answer ${id}`): Message => ({ id, role: "assistant", content });
+const tool = (id: string, toolCallId: string): Message => ({ id, role: "tool", toolCallId, content: "42" });
+const reasoning = (id: string): Message => ({ id, role: "reasoning", content: "thinking" });
+
+const branch = [u("u1"), a("a1"), u("u2"), a("a2")];
+
+describe("planFork", () => {
+  it("the whole history, or the history and new messages: no fork", () => {
+    expect(planFork(branch, branch)).toBeNull();
+    expect(planFork(branch, [...branch, u("u3")])).toBeNull();
+  });
+
+  it("only new messages (a client that keeps no history): no fork", () => {
+    expect(planFork(branch, [u("u9")])).toBeNull();
+    expect(planFork(branch, [])).toBeNull();
+  });
+
+  it("Regenerate (the last assistant turn dropped): keeps through the client's last message", () => {
+    expect(planFork(branch, branch.slice(0, 3))).toEqual({ keepThrough: "u2" });
+  });
+
+  it("a truncated history with a new message: keeps through the last message both have", () => {
+    expect(planFork(branch, [u("u1"), a("a1"), u("u2b")])).toEqual({ keepThrough: "a1" });
+  });
+
+  it("an edit (same id, other text): keeps what came before the edited message", () => {
+    expect(planFork(branch, [u("u1"), a("a1"), u("u2", "changed")])).toEqual({ keepThrough: "a1" });
+    expect(planFork(branch, [u("u1", "changed")])).toEqual({ keepThrough: null });
+  });
+
+  it("the client's own copy of an assistant message, or missing tool results and reasoning: no fork", () => {
+    expect(planFork(branch, [u("u1"), a("a1", "rebuilt from the stream"), u("u2"), a("a2")])).toBeNull();
+    const withTools = [u("u1"), reasoning("r1"), { ...a("a1"), toolCalls: [{ id: "c1", type: "function" as const, function: { name: "f", arguments: "{}" } }] }, tool("t1", "c1"), a("a2")];
+    expect(planFork(withTools, [withTools[0]!, withTools[2]!, withTools[4]!])).toBeNull();
+  });
+
+  it("a frontend tool's result after the waiting call: no fork", () => {
+    const waiting = [u("u1"), { ...a("a1"), toolCalls: [{ id: "c1", type: "function" as const, function: { name: "confirm", arguments: "{}" } }] }];
+    expect(planFork(waiting, [...waiting, tool("t1", "c1")])).toBeNull();
+  });
+
+  it("property: any prefix that drops a user or assistant message forks right after the prefix", () => {
+    const msgArb = fc.oneof(
+      fc.constant("user" as const),
+      fc.constant("assistant" as const),
+      fc.constant("tool" as const),
+      fc.constant("reasoning" as const),
+    );
+    fc.assert(
+      fc.property(fc.array(msgArb, { minLength: 1, maxLength: 12 }), fc.nat(), (roles, cut) => {
+        const msgs: Message[] = roles.map((role, i) =>
+          role === "tool" ? tool(`m${i}`, `c${i}`) : role === "reasoning" ? reasoning(`m${i}`) : role === "user" ? u(`m${i}`) : a(`m${i}`),
+        );
+        const k = 1 + (cut % msgs.length);
+        const prefix = msgs.slice(0, k);
+        const dropsTurn = msgs.slice(k).some((m) => m.role === "user" || m.role === "assistant");
+        const plan = planFork(msgs, prefix);
+        expect(plan).toEqual(dropsTurn ? { keepThrough: msgs[k - 1]!.id } : null);
+        // What the fork keeps, followed by the client's messages after it, is the client's history.
+        if (plan) expect(keptBy(msgs, plan.keepThrough)).toEqual(prefix);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
