@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { DEFAULT_DB_TIMEOUTS, type DbTimeouts } from "./store/postgres.ts";
 import { DEFAULT_RETRY_MAX_MS } from "./store/retry.ts";
+import { ModelSpecError, parseModelSpec } from "./models/spec.ts";
 import { ApiKeysError, parseApiKeys, type ApiKey } from "./tenant.ts";
 
 const optionalString = z
@@ -40,6 +41,26 @@ export const ConfigSchema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,
   OPENAI_MODEL: optionalString.transform((v) => v ?? "gpt-4o-mini"),
+  /**
+   * The default model as "provider:name" (server/models/spec.ts): openai:gpt-4o-mini,
+   * anthropic:claude-sonnet-4-5, google:gemini-2.5-flash, openrouter:<vendor>/<model>,
+   * ollama:<tag>, demo. Unset: OPENAI_MODEL on OpenAI when it is configured, else the demo.
+   */
+  MODEL: optionalString.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    try {
+      parseModelSpec(v);
+    } catch (err) {
+      if (!(err instanceof ModelSpecError)) throw err;
+      ctx.addIssue({ code: "custom", message: err.message });
+    }
+  }),
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalString,
+  OPENROUTER_API_KEY: optionalString,
+  GOOGLE_GENERATIVE_AI_API_KEY: optionalString,
+  /** Ollama's OpenAI-compatible /v1 URL, for ollama:<tag> models. */
+  OLLAMA_BASE_URL: optionalString,
   /**
    * Comma-separated bearer tokens, each optionally `tenant:key`; when set, every /api request
    * needs one, and the key decides the caller's tenant (server/tenant.ts has the rules).
@@ -97,6 +118,8 @@ export const ConfigSchema = z.object({
   SANDBOX_READONLY_PATHS: optionalString.transform((v) => (v === undefined ? [] : v.split(",").map((p) => p.trim()).filter(Boolean))),
   LLM_CONNECT_TIMEOUT_MS: intWithDefault(30_000),
   LLM_READ_TIMEOUT_MS: intWithDefault(60_000),
+  /** Retries of a model request that failed before its first byte (429, 5xx, unreachable). */
+  LLM_MAX_RETRIES: intWithDefault(2),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -124,7 +147,7 @@ export function dbTimeouts(config: Config): Partial<DbTimeouts> {
   };
 }
 
-/** The demo model answers when neither a key nor a base URL points at a real provider. */
+/** The demo model answers by default when no MODEL is set and nothing points at OpenAI. */
 export function usesDemoModel(config: Config): boolean {
-  return config.OPENAI_API_KEY === undefined && config.OPENAI_BASE_URL === undefined;
+  return config.MODEL === undefined && config.OPENAI_API_KEY === undefined && config.OPENAI_BASE_URL === undefined;
 }

@@ -11,17 +11,16 @@ import { codingAgent } from "./agents/coding-agent.ts";
 import { workspaceHostFromConfig, type WorkspaceHost } from "./workspace/tools.ts";
 import { defaultAgent } from "./agents/default-agent.ts";
 import { demoAgents } from "./agents/demos/index.ts";
-import { dbTimeouts, loadConfig, usesDemoModel, type Config } from "./config.ts";
-import { startDemoUpstream } from "./demo/upstream.ts";
-import type { ChatModelFactory } from "./engine/chat-model.ts";
+import { dbTimeouts, loadConfig, type Config } from "./config.ts";
 import { copilotkitRouter } from "./copilotkit/router.ts";
 import { Engine } from "./engine/engine.ts";
-import { createOpenAIClient, OpenAIChatModel } from "./engine/llm.ts";
 import { startRetention } from "./engine/retention.ts";
 import { createApp, edgeOptions } from "./http/app.ts";
 import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
+import { modelsFromConfig } from "./models/from-config.ts";
+import type { Model, ModelFactory } from "./models/model.ts";
 import { createStore } from "./store/index.ts";
 import type { EventStore } from "./store/types.ts";
 
@@ -31,7 +30,8 @@ export interface ThreadlineOptions {
   /** Defaults to the built-in `default` agent and the feature demo agents (agents/demos). */
   agents?: AgentDefinition[];
   store?: EventStore;
-  models?: ChatModelFactory;
+  /** The default model: a Model, a ModelFactory (deciding for every agent), or a "provider:name" spec; defaults to MODEL / OPENAI_* or the demo. */
+  models?: Model | ModelFactory | string;
   logger?: Logger;
   instanceId?: string;
   /** Where the threads' workspaces are and how commands run; defaults to the configuration's. */
@@ -70,23 +70,9 @@ export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Th
   await store.migrate();
   logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite under ${config.DATA_DIR}`);
 
-  let models = opts.models;
-  if (!models) {
-    let baseURL = config.OPENAI_BASE_URL;
-    if (usesDemoModel(config)) {
-      const demo = await startDemoUpstream({ host: "127.0.0.1", port: 0 });
-      closers.push(() => demo.stop());
-      baseURL = demo.url;
-      logger.info({ url: demo.url }, "no OPENAI_API_KEY or OPENAI_BASE_URL: the built-in demo model answers (offline, deterministic)");
-    }
-    const client = createOpenAIClient({
-      baseURL,
-      apiKey: config.OPENAI_API_KEY ?? "demo",
-      connectTimeoutMs: config.LLM_CONNECT_TIMEOUT_MS,
-      readTimeoutMs: config.LLM_READ_TIMEOUT_MS,
-    });
-    models = (agent) => new OpenAIChatModel({ client, model: agent.model ?? config.OPENAI_MODEL });
-  }
+  const modelSet = modelsFromConfig(config, { model: opts.models, logger });
+  closers.push(() => modelSet.close());
+  const models = modelSet.factory;
 
   const workspace = opts.workspace ?? workspaceHostFromConfig(config);
   const agents = new AgentRegistry(opts.agents ?? [defaultAgent(), approvalsAgent(), codingAgent({ host: workspace }), ...demoAgents()]);

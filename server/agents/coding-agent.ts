@@ -8,6 +8,7 @@
  */
 import { defineAgent, type AgentDefinition } from "./define.ts";
 import { workspaceTools, type WorkspaceHost } from "../workspace/tools.ts";
+import type { Model } from "../models/model.ts";
 
 /** Longest system prompt a run may send. */
 export const SYSTEM_PROMPT_MAX_CHARS = 32_000;
@@ -33,7 +34,7 @@ export interface CodingAgentOptions {
   allowSystemPromptOverride?: boolean;
   /** Where workspaces are and how commands run (default: from the environment). */
   host?: WorkspaceHost;
-  model?: string;
+  model?: string | Model;
   maxTurns?: number;
 }
 

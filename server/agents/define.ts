@@ -11,6 +11,7 @@
 import type { Operation } from "fast-json-patch";
 import { z } from "zod";
 import type { EventOf } from "../../protocol/events.ts";
+import type { Model } from "../models/model.ts";
 import {
   PredictStateSchema,
   renderStateAsJson,
@@ -116,8 +117,8 @@ export interface AgentDefinition {
   instructions: string;
   /** The run's instructions when it should not be `instructions` (undefined: `instructions`). */
   instructionsFor?: (run: RunInfo) => string | undefined;
-  /** Overrides OPENAI_MODEL for this agent. */
-  model?: string;
+  /** This agent's model: a "provider:name" spec (server/models/spec.ts) or a Model; the server's default when absent. */
+  model?: string | Model;
   tools: ToolDefinition[];
   /** LLM requests per run before the run fails with MAX_TURNS_EXCEEDED. */
   maxTurns: number;
@@ -144,7 +145,8 @@ export interface AgentInput {
    * undefined keeps `instructions`. Called for every LLM request of the run.
    */
   instructionsFor?: (run: RunInfo) => string | undefined;
-  model?: string;
+  /** A "provider:name" spec ("anthropic:claude-sonnet-4-5") or a Model; the server's default when absent. */
+  model?: string | Model;
   tools?: ToolDefinition[];
   maxTurns?: number;
   doubleTexting?: DoubleTextingPolicy;

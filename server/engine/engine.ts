@@ -14,7 +14,7 @@ import type { AgentDefinition, AgentRegistry } from "../agents/define.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
 import { drainQueue, startRun, type StartedRun, type StartRunOptions } from "./admission.ts";
 import { cancelRun } from "./cancellation.ts";
-import type { ChatModelFactory } from "./chat-model.ts";
+import type { ModelFactory } from "../models/model.ts";
 import type { EngineCore } from "./engine-core.ts";
 import { startEngineTimers, type EngineTimers } from "./engine-timers.ts";
 import { sweep } from "./recovery.ts";
@@ -26,7 +26,7 @@ export { sweepIntervalMs } from "./engine-timers.ts";
 export interface EngineOptions {
   store: EventStore;
   agents: AgentRegistry;
-  models: ChatModelFactory;
+  models: ModelFactory;
   logger: Logger;
   /** This process's name in lease rows; random per process by default. */
   instanceId?: string;

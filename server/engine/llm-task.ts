@@ -7,8 +7,9 @@
 import type { AssistantMessage, Message, ReasoningMessage, ToolCall } from "@ag-ui/core";
 import { toolJsonSchema } from "../agents/define.ts";
 import { resumesLater, RunAborted, RunFailure } from "./errors.ts";
-import type { ChatTool } from "./chat-model.ts";
-import { LlmError, toOpenAIMessages } from "./llm.ts";
+import { ModelError } from "../models/errors.ts";
+import { toModelMessages } from "../models/from-agui.ts";
+import type { ModelTool } from "../models/model.ts";
 import type { RunContext } from "./run-context.ts";
 import { stateForModel } from "./state-context.ts";
 import { ToolCallPrediction } from "./tool-call-prediction.ts";
@@ -45,23 +46,17 @@ export function systemPrompt(ctx: RunContext): string {
   return parts.join("\n\n");
 }
 
-export function chatTools(ctx: RunContext): ChatTool[] {
-  const backend = ctx.agent.tools.map((t) => ({
-    type: "function" as const,
-    function: { name: t.name, description: t.description, parameters: toolJsonSchema(t) },
-  }));
+export function modelTools(ctx: RunContext): ModelTool[] {
+  const backend = ctx.agent.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: toolJsonSchema(t) }));
   const backendNames = new Set(ctx.agent.tools.map((t) => t.name));
   // A frontend tool may not shadow a backend one: the server's own tool wins, and the client
   // never sees a call it did not expect to execute.
   const frontend = ctx.frontendTools
     .filter((t) => !backendNames.has(t.name))
     .map((t) => ({
-      type: "function" as const,
-      function: {
-        name: t.name,
-        description: t.description,
-        parameters: (t.parameters as Record<string, unknown> | undefined) ?? { type: "object", properties: {} },
-      },
+      name: t.name,
+      description: t.description,
+      inputSchema: (t.parameters as Record<string, unknown> | undefined) ?? { type: "object", properties: {} },
     }));
   return [...backend, ...frontend];
 }
@@ -79,8 +74,8 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   let text = "";
   let textOpen = false;
   let reasoning: { id: string; content: string; open: boolean } | undefined;
-  /** The provider's opaque reasoning items of this request, in order (reasoning_details). */
-  const reasoningDetails: Record<string, unknown>[] = [];
+  /** The adapter's opaque reasoning data of this request, in order (ModelPart providerData). */
+  const reasoningDetails: unknown[] = [];
   const calls = new Map<number, OpenToolCall>();
   const usedIds = usedToolCallIds(ctx.messages);
 
@@ -92,15 +87,20 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   };
 
   try {
-    const stream = ctx.model.streamChat({
-      messages: toOpenAIMessages(ctx.messages, system),
-      tools: chatTools(ctx),
+    const stream = ctx.model.stream({
+      messages: toModelMessages(ctx.messages, system),
+      tools: modelTools(ctx),
       signal: ctx.signal,
-      model: ctx.agent.model,
     });
     for await (const d of stream) {
       switch (d.type) {
-        case "reasoning":
+        case "reasoning-delta":
+          if (d.providerData) reasoningDetails.push(...d.providerData);
+          if (d.delta === "") {
+            // Provider data only (a signature, an encrypted item): kept, nothing to show.
+            if (d.providerData && !reasoning) reasoning = { id: ctx.ids.message(), content: "", open: false };
+            break;
+          }
           if (!reasoning) {
             reasoning = { id: ctx.ids.message(), content: "", open: true };
             writer.emit({ type: "reasoning.started", data: { runId, messageId: reasoning.id } });
@@ -109,11 +109,7 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
           reasoning.content += d.delta;
           writer.emit({ type: "reasoning.delta", data: { runId, messageId: reasoning.id, delta: d.delta } });
           break;
-        case "reasoning_details":
-          reasoningDetails.push(...d.details);
-          if (!reasoning) reasoning = { id: ctx.ids.message(), content: "", open: false };
-          break;
-        case "text":
+        case "text-delta":
           closeReasoning();
           if (!textOpen) {
             textOpen = true;
@@ -122,7 +118,7 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
           text += d.delta;
           writer.emit({ type: "text.delta", data: { runId, messageId, delta: d.delta } });
           break;
-        case "tool_call_start": {
+        case "tool-call-start": {
           closeReasoning();
           // The upstream's id unless the thread already has it (or it gave none): then ours.
           const fresh = d.id !== "" && !usedIds.has(d.id);
@@ -137,7 +133,7 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
           });
           break;
         }
-        case "tool_call_args": {
+        case "tool-call-args-delta": {
           const call = calls.get(d.index);
           if (!call) break;
           call.args += d.delta;
@@ -155,6 +151,8 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
             },
           });
           break;
+        // Calls end together when the response does (below), after their predicted state settled.
+        case "tool-call-end":
         case "finish":
           break;
       }
@@ -181,7 +179,7 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
       writer.emit({ type: "message.appended", data: { runId, source: "agent", message: partial } });
     }
     if (reason) throw new RunAborted(reason);
-    const code = err instanceof LlmError ? err.code : "LLM_ERROR";
+    const code = err instanceof ModelError ? err.code : "LLM_ERROR";
     const message = err instanceof Error ? err.message : String(err);
     writer.emit({ type: "task.failed", data: { runId, taskId, error: { code, message } } });
     throw new RunFailure(code, `The model request failed: ${message}`, { cause: err });
@@ -222,8 +220,8 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
 /**
  * The provider's reasoning items as the reasoning message's `encryptedValue` (AG-UI's field for
  * reasoning only the provider can read): stored with the conversation, so the next request can
- * carry them back (openai-messages.ts), also after a restart or on another instance.
+ * carry them back (models/from-agui.ts), also after a restart or on another instance.
  */
-function encrypted(details: Record<string, unknown>[]): { encryptedValue?: string } {
+function encrypted(details: unknown[]): { encryptedValue?: string } {
   return details.length > 0 ? { encryptedValue: JSON.stringify(details) } : {};
 }

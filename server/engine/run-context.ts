@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { InterruptRecord } from "../../protocol/interrupts.ts";
 import type { AgentDefinition } from "../agents/define.ts";
 import type { AbortReason } from "./errors.ts";
-import type { ChatModel } from "./chat-model.ts";
+import type { Model } from "../models/model.ts";
 import type { RunWriter } from "./run-writer.ts";
 
 export interface IdSource {
@@ -39,7 +39,7 @@ export interface RunContext {
   interrupts: ReadonlyMap<string, InterruptRecord>;
   /** Set by a tool through ToolContext.complete: the run ends COMPLETED after it. */
   completion?: { result?: unknown };
-  model: ChatModel;
+  model: Model;
   ids: IdSource;
   logger: Logger;
 }

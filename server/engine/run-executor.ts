@@ -9,7 +9,7 @@ import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import { INTERRUPT_TOOL_NAME } from "../../protocol/interrupts.ts";
 import type { Reconstructor } from "../../protocol/reconstruct.ts";
 import type { EventStore } from "../store/types.ts";
-import type { ChatModelFactory } from "./chat-model.ts";
+import type { ModelFactory } from "../models/model.ts";
 import type { IdSource, RunContext } from "./run-context.ts";
 import type { AbortReason } from "./errors.ts";
 import { runLoop, type RunOutcome } from "./run-loop.ts";
@@ -53,7 +53,7 @@ export class RunExecutor {
   constructor(
     private readonly deps: {
       store: EventStore;
-      models: ChatModelFactory;
+      models: ModelFactory;
       logger: Logger;
       owner: string;
       leaseTtlMs: number;

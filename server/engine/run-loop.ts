@@ -58,7 +58,7 @@ function endsWithAnswer(messages: Message[]): boolean {
  * Calls anywhere in the conversation whose interrupt was answered and that have no result yet:
  * a new user message may follow them (it superseded the question), so the latest assistant
  * message alone does not find them. Rejected: leaving them to the stand-in result of
- * openai-messages.ts, which would tell the model "never completed" instead of the user's answer.
+ * models/from-agui.ts, which would tell the model "never completed" instead of the user's answer.
  */
 function answeredInterruptCalls(ctx: RunContext): ToolCall[] {
   const results = new Set(ctx.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));

@@ -3,7 +3,7 @@
  * JSON text. A tool that returns media returns it the way MCP tools do, `{ content: [{ type:
  * "text", text } | { type: "image", data, mimeType }] }`: the parts are kept as AG-UI content parts
  * (text and images), so the log holds the image, clients get the text, and models that take
- * images are shown it (openai-messages.ts). Rejected: a Threadline-only wrapper type, which MCP
+ * images are shown it (models/from-agui.ts). Rejected: a Threadline-only wrapper type, which MCP
  * tools proxied through defineTool would have to be rewrapped for.
  */
 import type { ContentPart } from "@ag-ui/core";

@@ -7,7 +7,8 @@
  * Not a test: nothing here asserts a time.
  */
 import { LLMock } from "@copilotkit/aimock";
-import { createOpenAIClient, OpenAIChatModel } from "../../server/engine/llm.ts";
+import { createOpenAIClient } from "../../server/models/openai/client.ts";
+import { OpenAIModel } from "../../server/models/openai/model.ts";
 import { backends, startTestServer } from "../support/server.ts";
 import { postSse } from "../support/sse-client.ts";
 
@@ -22,12 +23,12 @@ interface Row {
 }
 
 async function baseline(url: string): Promise<Row> {
-  const model = new OpenAIChatModel({ client: createOpenAIClient({ baseURL: url, apiKey: "bench", maxRetries: 0 }), model: "bench" });
+  const model = new OpenAIModel({ client: createOpenAIClient({ baseURL: url, apiKey: "bench", maxRetries: 0 }), model: "bench" });
   const started = performance.now();
   let first = 0;
   let deltas = 0;
-  for await (const d of model.streamChat({ messages: [{ role: "user", content: "long answer please" }], tools: [], signal: new AbortController().signal })) {
-    if (d.type !== "text") continue;
+  for await (const d of model.stream({ messages: [{ role: "user", content: [{ type: "text", text: "long answer please" }] }], tools: [], signal: new AbortController().signal })) {
+    if (d.type !== "text-delta") continue;
     if (deltas++ === 0) first = performance.now() - started;
   }
   return { what: "openai SDK straight from the upstream (baseline)", deltas, firstMs: first, totalMs: performance.now() - started };

@@ -7,19 +7,21 @@ import type { Message } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HELLO_EDIT, HELLO_PATH, HELLO_PY } from "../../server/demo/scripts/coding.ts";
 import { startDemoUpstream, type DemoUpstream } from "../../server/demo/upstream.ts";
-import type { ChatTool } from "../../server/engine/chat-model.ts";
-import { createOpenAIClient, OpenAIChatModel, toOpenAIMessages } from "../../server/engine/llm.ts";
+import { toModelMessages } from "../../server/models/from-agui.ts";
+import type { ModelTool } from "../../server/models/model.ts";
+import { createOpenAIClient } from "../../server/models/openai/client.ts";
+import { OpenAIModel } from "../../server/models/openai/model.ts";
 import { callsOf, collect, textOf } from "./support.ts";
 
-const tool = (name: string): ChatTool => ({ type: "function", function: { name, description: name, parameters: { type: "object" } } });
+const tool = (name: string): ModelTool => ({ name, description: name, inputSchema: { type: "object" } });
 const CODING = ["read", "write", "edit", "bash", "grep", "find", "ls", "run"].map(tool);
 
 let demo: DemoUpstream;
-let model: OpenAIChatModel;
+let model: OpenAIModel;
 
 beforeAll(async () => {
   demo = await startDemoUpstream({ latencyMs: 0 });
-  model = new OpenAIChatModel({ client: createOpenAIClient({ baseURL: demo.url, apiKey: "demo", maxRetries: 0 }), model: "gpt-4o-mini" });
+  model = new OpenAIModel({ client: createOpenAIClient({ baseURL: demo.url, apiKey: "demo", maxRetries: 0 }), model: "gpt-4o-mini" });
 });
 
 afterAll(async () => {
@@ -28,7 +30,7 @@ afterAll(async () => {
 
 async function turn(messages: Message[], tools = CODING) {
   const signal = new AbortController().signal;
-  const deltas = await collect(model.streamChat({ messages: toOpenAIMessages(messages, "You are a coding agent."), tools, signal }));
+  const deltas = await collect(model.stream({ messages: toModelMessages(messages, "You are a coding agent."), tools, signal }));
   const calls = callsOf(deltas).map((c) => ({ ...c, args: JSON.parse(c.args) as Record<string, unknown> }));
   return { text: textOf(deltas), calls };
 }
@@ -67,7 +69,7 @@ describe("demo model on the coding agent", () => {
   });
 
   it("answers only an agent that offers write, bash and edit", async () => {
-    const { calls } = await turn([{ id: "u1", role: "user", content: "Write hello.py" }], CODING.filter((t) => t.function.name !== "edit"));
+    const { calls } = await turn([{ id: "u1", role: "user", content: "Write hello.py" }], CODING.filter((t) => t.name !== "edit"));
     expect(calls.map((c) => c.name)).not.toContain("write");
   });
 });

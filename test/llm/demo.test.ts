@@ -16,8 +16,10 @@ import {
   UpdateTasksArgsSchema,
 } from "../../server/demo/fixtures.ts";
 import { startDemoUpstream, type DemoUpstream } from "../../server/demo/upstream.ts";
-import type { ChatTool } from "../../server/engine/chat-model.ts";
-import { createOpenAIClient, OpenAIChatModel, toOpenAIMessages } from "../../server/engine/llm.ts";
+import { toModelMessages } from "../../server/models/from-agui.ts";
+import type { ModelTool } from "../../server/models/model.ts";
+import { createOpenAIClient } from "../../server/models/openai/client.ts";
+import { OpenAIModel } from "../../server/models/openai/model.ts";
 import { callsOf, collect, textOf } from "./support.ts";
 
 const schemas: Record<string, z.ZodType> = {
@@ -27,20 +29,19 @@ const schemas: Record<string, z.ZodType> = {
   [DEMO_TOOLS.changeBackground]: ChangeBackgroundArgsSchema,
   [DEMO_TOOLS.confirmAction]: ConfirmActionArgsSchema,
 };
-const allTools: ChatTool[] = Object.entries(schemas).map(([name, schema]) => ({
-  type: "function",
-  function: { name, description: name, parameters: z.toJSONSchema(schema) as Record<string, unknown> },
+const allTools: ModelTool[] = Object.entries(schemas).map(([name, schema]) => ({
+  name,
+  description: name,
+  inputSchema: z.toJSONSchema(schema) as Record<string, unknown>,
 }));
-const backendTools = allTools.filter(
-  (t) => t.function.name !== DEMO_TOOLS.changeBackground && t.function.name !== DEMO_TOOLS.confirmAction,
-);
+const backendTools = allTools.filter((t) => t.name !== DEMO_TOOLS.changeBackground && t.name !== DEMO_TOOLS.confirmAction);
 
 let demo: DemoUpstream;
-let model: OpenAIChatModel;
+let model: OpenAIModel;
 
 beforeAll(async () => {
   demo = await startDemoUpstream({ latencyMs: 0 });
-  model = new OpenAIChatModel({ client: createOpenAIClient({ baseURL: demo.url, apiKey: "demo", maxRetries: 0 }), model: "gpt-4o-mini" });
+  model = new OpenAIModel({ client: createOpenAIClient({ baseURL: demo.url, apiKey: "demo", maxRetries: 0 }), model: "gpt-4o-mini" });
 });
 
 afterAll(async () => {
@@ -49,7 +50,7 @@ afterAll(async () => {
 
 async function turn(messages: Message[], tools = allTools) {
   const signal = new AbortController().signal;
-  const deltas = await collect(model.streamChat({ messages: toOpenAIMessages(messages, "You are Threadline."), tools, signal }));
+  const deltas = await collect(model.stream({ messages: toModelMessages(messages, "You are Threadline."), tools, signal }));
   const calls = callsOf(deltas).map((c) => ({ ...c, args: JSON.parse(c.args) as Record<string, unknown> }));
   for (const c of calls) schemas[c.name]!.parse(c.args); // the fixtures honour the tools' schemas
   return { deltas, text: textOf(deltas), reasoning: textOf(deltas, "reasoning"), calls, finish: deltas.at(-1) };
@@ -76,7 +77,7 @@ describe("demo model", () => {
     const { calls, finish } = await turn([first]);
     expect(calls).toMatchObject([{ name: DEMO_TOOLS.getWeather, args: { location: "Paris" } }]);
     expect(calls[0]!.id).toMatch(/^call_/);
-    expect(finish).toEqual({ type: "finish", reason: "tool_calls" });
+    expect(finish).toEqual({ type: "finish", reason: "tool-calls", raw: "tool_calls" });
 
     const result = { location: "Paris", temperature: 18, feelsLike: 17, conditions: "Sunny", humidity: 60, windSpeed: 12 };
     const { text, calls: none } = await turn(answered(first, calls, [JSON.stringify(result)]));
@@ -114,7 +115,7 @@ describe("demo model", () => {
     const first = user(DEMO_PROMPTS.plan);
     const { text, calls, deltas } = await turn([first]);
     expect(text).toContain("launch the website");
-    expect(deltas.findIndex((d) => d.type === "text")).toBeLessThan(deltas.findIndex((d) => d.type === "tool_call_start"));
+    expect(deltas.findIndex((d) => d.type === "text-delta")).toBeLessThan(deltas.findIndex((d) => d.type === "tool-call-start"));
     expect(calls).toMatchObject([{ name: DEMO_TOOLS.runPlan, args: { goal: "launch the website" } }]);
     expect((calls[0]!.args.steps as string[]).length).toBe(4);
     const { text: wrapUp } = await turn(answered(first, calls, ['{"completed":4}']));
@@ -126,7 +127,7 @@ describe("demo model", () => {
       const { deltas, reasoning, text } = await turn([user(prompt)]);
       expect(reasoning.length).toBeGreaterThan(20);
       expect(text).toContain("Scripted demo reasoning");
-      expect(deltas.findLastIndex((d) => d.type === "reasoning")).toBeLessThan(deltas.findIndex((d) => d.type === "text"));
+      expect(deltas.findLastIndex((d) => d.type === "reasoning-delta")).toBeLessThan(deltas.findIndex((d) => d.type === "text-delta"));
     }
   });
 
@@ -160,7 +161,7 @@ describe("demo model", () => {
     expect(text).toContain("demo model");
     expect(text).toContain("OPENAI_API_KEY");
     expect(text).toContain("OPENAI_BASE_URL");
-    expect(finish).toEqual({ type: "finish", reason: "stop" });
+    expect(finish).toEqual({ type: "finish", reason: "stop", raw: "stop" });
   });
 
   it("answers the result of any other tool with the catch-all", async () => {

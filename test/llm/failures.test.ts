@@ -3,8 +3,10 @@
  * can watch the connection from the server's side: cut streams, silence, abort, bad endings.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAIClient, LlmError, OpenAIChatModel } from "../../server/engine/llm.ts";
-import { collect, collectError, sseChunk, sseHead, startRawUpstream, textOf, type RawUpstream } from "./support.ts";
+import { ModelError } from "../../server/models/errors.ts";
+import { createOpenAIClient } from "../../server/models/openai/client.ts";
+import { OpenAIModel } from "../../server/models/openai/model.ts";
+import { collect, collectError, sseChunk, sseHead, startRawUpstream, textOf, userText, type RawUpstream } from "./support.ts";
 
 let upstream: RawUpstream | undefined;
 
@@ -14,17 +16,17 @@ afterEach(async () => {
 });
 
 function modelFor(url: string, timeouts: { connectTimeoutMs?: number; readTimeoutMs?: number } = {}) {
-  return new OpenAIChatModel({
+  return new OpenAIModel({
     client: createOpenAIClient({ baseURL: url, apiKey: "test", maxRetries: 0, ...timeouts }),
     model: "test-model",
   });
 }
 
-function ask(model: OpenAIChatModel, signal = new AbortController().signal) {
-  return model.streamChat({ messages: [{ role: "user", content: "hi" }], tools: [], signal });
+function ask(model: OpenAIModel, signal = new AbortController().signal) {
+  return model.stream({ messages: userText("hi"), tools: [], signal });
 }
 
-describe("OpenAIChatModel failure modes", () => {
+describe("OpenAIModel failure modes", () => {
   it("turns a socket destroyed mid-stream into UPSTREAM_STREAM_BROKEN", async () => {
     upstream = await startRawUpstream((_req, res) => {
       sseHead(res);
@@ -88,7 +90,7 @@ describe("OpenAIChatModel failure modes", () => {
     });
     const seen: string[] = [];
     for await (const d of ask(modelFor(upstream.url, { readTimeoutMs: 100 }))) {
-      if (d.type === "text") seen.push(d.delta);
+      if (d.type === "text-delta") seen.push(d.delta);
       // A consumer busy for longer than the read timeout (say, writing to Postgres): the
       // timer only runs while a read waits on the network, so this must not trip it.
       await new Promise((r) => setTimeout(r, 200));
@@ -119,9 +121,9 @@ describe("OpenAIChatModel failure modes", () => {
     } catch (err) {
       caught = err;
     }
-    expect(caught).toBeInstanceOf(LlmError);
-    expect((caught as LlmError).code).toBe("ABORTED");
-    expect(deltas).toEqual([{ type: "text", delta: "Streaming" }]);
+    expect(caught).toBeInstanceOf(ModelError);
+    expect((caught as ModelError).code).toBe("ABORTED");
+    expect(deltas).toEqual([{ type: "text-delta", delta: "Streaming" }]);
     await upstream.closed(0);
   });
 
@@ -142,7 +144,7 @@ describe("OpenAIChatModel failure modes", () => {
       res.write(sseChunk({ role: "assistant", content: "More to come" }));
     });
     for await (const d of ask(modelFor(upstream.url))) {
-      expect(d).toEqual({ type: "text", delta: "More to come" });
+      expect(d).toEqual({ type: "text-delta", delta: "More to come" });
       break;
     }
     await upstream.closed(0);
@@ -176,10 +178,11 @@ describe("OpenAIChatModel failure modes", () => {
     });
     const deltas = await collect(ask(modelFor(upstream.url)));
     expect(deltas).toEqual([
-      { type: "tool_call_start", index: 0, id: "", name: "late_name" },
-      { type: "tool_call_args", index: 0, delta: '{"a":' },
-      { type: "tool_call_args", index: 0, delta: "1}" },
-      { type: "finish", reason: "tool_calls" },
+      { type: "tool-call-start", index: 0, id: "", name: "late_name" },
+      { type: "tool-call-args-delta", index: 0, delta: '{"a":' },
+      { type: "tool-call-args-delta", index: 0, delta: "1}" },
+      { type: "tool-call-end", index: 0 },
+      { type: "finish", reason: "tool-calls", raw: "tool_calls" },
     ]);
   });
 

@@ -4,8 +4,8 @@
  */
 import type { Message } from "@ag-ui/core";
 import { describe, expect, it } from "vitest";
-import { toOpenAIMessages } from "../../server/engine/llm.ts";
-import { MISSING_TOOL_RESULT } from "../../server/engine/openai-messages.ts";
+import { MISSING_TOOL_RESULT } from "../../server/models/from-agui.ts";
+import { openaiMessagesOf as toOpenAIMessages } from "./support.ts";
 
 const call = (id: string, name: string, args = "{}") => ({ id, type: "function" as const, function: { name, arguments: args } });
 

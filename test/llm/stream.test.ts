@@ -2,24 +2,20 @@
  * The streaming wrapper against a real aimock upstream, through the real openai SDK.
  */
 import { LLMock } from "@copilotkit/aimock";
-import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatTool } from "../../server/engine/chat-model.ts";
-import { createOpenAIClient, LlmDeltaSchema, OpenAIChatModel } from "../../server/engine/llm.ts";
-import { callsOf, collect, collectError, textOf } from "./support.ts";
+import { ModelPartSchema, type ModelTool } from "../../server/models/model.ts";
+import { createOpenAIClient } from "../../server/models/openai/client.ts";
+import { OpenAIModel } from "../../server/models/openai/model.ts";
+import { callsOf, collect, collectError, looseTool, textOf, userText } from "./support.ts";
 
 let mock: LLMock;
-let model: OpenAIChatModel;
+let model: OpenAIModel;
 
-const tools: ChatTool[] = ["lookup", "get_weather", "get_time"].map((name) => ({
-  type: "function",
-  function: { name, parameters: { type: "object", properties: {} } },
-}));
+const tools: ModelTool[] = ["lookup", "get_weather", "get_time"].map((name) => looseTool(name));
 
-function ask(text: string, opts: { tools?: ChatTool[]; signal?: AbortSignal; using?: OpenAIChatModel } = {}) {
-  const messages: ChatCompletionMessageParam[] = [{ role: "user", content: text }];
-  return (opts.using ?? model).streamChat({
-    messages,
+function ask(text: string, opts: { tools?: ModelTool[]; signal?: AbortSignal; using?: OpenAIModel } = {}) {
+  return (opts.using ?? model).stream({
+    messages: userText(text),
     tools: opts.tools ?? tools,
     signal: opts.signal ?? new AbortController().signal,
   });
@@ -46,7 +42,7 @@ beforeAll(async () => {
   mock.onMessage("take it slow", { content: "one two three four five six seven eight nine ten" }, { streamingProfile: { tps: 25 } });
   mock.onMessage("retry me", { content: "Second time lucky." });
   await mock.start();
-  model = new OpenAIChatModel({
+  model = new OpenAIModel({
     client: createOpenAIClient({ baseURL: `${mock.url}/v1`, apiKey: "test", maxRetries: 0 }),
     model: "gpt-4o-mini",
   });
@@ -56,14 +52,14 @@ afterAll(async () => {
   await mock.stop();
 });
 
-describe("OpenAIChatModel against aimock", () => {
+describe("OpenAIModel against aimock", () => {
   it("streams text in several deltas and finishes with stop", async () => {
     const deltas = await collect(ask("say hello"));
-    for (const d of deltas) LlmDeltaSchema.parse(d);
-    const texts = deltas.filter((d) => d.type === "text");
+    for (const d of deltas) ModelPartSchema.parse(d);
+    const texts = deltas.filter((d) => d.type === "text-delta");
     expect(texts.length).toBeGreaterThan(3);
     expect(textOf(deltas)).toBe("Hello there, streamed in small pieces!");
-    expect(deltas.at(-1)).toEqual({ type: "finish", reason: "stop" });
+    expect(deltas.at(-1)).toEqual({ type: "finish", reason: "stop", raw: "stop" });
   });
 
   it("sends the request the SDK way: model, stream, include_usage, tools", async () => {
@@ -77,10 +73,10 @@ describe("OpenAIChatModel against aimock", () => {
 
   it("streams a tool call: id and name first, then the arguments in pieces", async () => {
     const deltas = await collect(ask("look it up"));
-    expect(deltas[0]).toEqual({ type: "tool_call_start", index: 0, id: "call_one", name: "lookup" });
-    expect(deltas.filter((d) => d.type === "tool_call_args").length).toBeGreaterThan(1);
+    expect(deltas[0]).toEqual({ type: "tool-call-start", index: 0, id: "call_one", name: "lookup" });
+    expect(deltas.filter((d) => d.type === "tool-call-args-delta").length).toBeGreaterThan(1);
     expect(callsOf(deltas)).toEqual([{ index: 0, id: "call_one", name: "lookup", args: '{"query":"threadline","limit":3}' }]);
-    expect(deltas.at(-1)).toEqual({ type: "finish", reason: "tool_calls" });
+    expect(deltas.at(-1)).toEqual({ type: "finish", reason: "tool-calls", raw: "tool_calls" });
   });
 
   it("streams parallel tool calls with their own indexes, ids and arguments", async () => {
@@ -95,8 +91,8 @@ describe("OpenAIChatModel against aimock", () => {
     const deltas = await collect(ask("ponder"));
     expect(textOf(deltas, "reasoning")).toBe("First, consider the question carefully.");
     expect(textOf(deltas)).toBe("The answer is 42.");
-    const lastReasoning = deltas.findLastIndex((d) => d.type === "reasoning");
-    expect(lastReasoning).toBeLessThan(deltas.findIndex((d) => d.type === "text"));
+    const lastReasoning = deltas.findLastIndex((d) => d.type === "reasoning-delta");
+    expect(lastReasoning).toBeLessThan(deltas.findIndex((d) => d.type === "text-delta"));
   });
 
   it("reports usage once, just before finish", async () => {
@@ -123,7 +119,7 @@ describe("OpenAIChatModel against aimock", () => {
   });
 
   it("retries a failed attempt before any delta, when retries are allowed", async () => {
-    const retrying = new OpenAIChatModel({
+    const retrying = new OpenAIModel({
       client: createOpenAIClient({ baseURL: `${mock.url}/v1`, apiKey: "test", maxRetries: 1 }),
       model: "gpt-4o-mini",
     });
@@ -143,7 +139,7 @@ describe("OpenAIChatModel against aimock", () => {
   it("delivers the first text delta of a slow stream well before the last one", async () => {
     const arrivals: { delta: string; at: number }[] = [];
     for await (const d of ask("take it slow")) {
-      if (d.type === "text") arrivals.push({ delta: d.delta, at: performance.now() });
+      if (d.type === "text-delta") arrivals.push({ delta: d.delta, at: performance.now() });
     }
     expect(arrivals.map((a) => a.delta).join("")).toBe("one two three four five six seven eight nine ten");
     expect(arrivals.length).toBeGreaterThanOrEqual(8);

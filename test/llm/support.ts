@@ -1,10 +1,15 @@
 /**
  * Test helpers for the LLM layer: a hand-driven upstream (node:http on loopback) for the
- * failures aimock cannot stage on cue, SSE chunk builders, and collectors for delta streams.
+ * failures aimock cannot stage on cue, SSE chunk builders, and collectors for part streams.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { LlmError, type LlmDelta } from "../../server/engine/llm.ts";
+import type { Message } from "@ag-ui/core";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { ModelError } from "../../server/models/errors.ts";
+import { toModelMessages } from "../../server/models/from-agui.ts";
+import type { ModelMessage, ModelPart, ModelTool } from "../../server/models/model.ts";
+import { toOpenAIMessages } from "../../server/models/openai/messages.ts";
 
 export interface RawUpstream {
   /** The /v1 base URL. */
@@ -72,34 +77,49 @@ export function sseChunk(delta: Record<string, unknown>, finishReason: string | 
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
-export async function collect(stream: AsyncIterable<LlmDelta>): Promise<LlmDelta[]> {
-  const out: LlmDelta[] = [];
+export async function collect(stream: AsyncIterable<ModelPart>): Promise<ModelPart[]> {
+  const out: ModelPart[] = [];
   for await (const d of stream) out.push(d);
   return out;
 }
 
-/** Consumes the stream and returns the LlmError it ends with, and what came before it. */
-export async function collectError(stream: AsyncIterable<LlmDelta>): Promise<{ error: LlmError; deltas: LlmDelta[] }> {
-  const deltas: LlmDelta[] = [];
+/** Consumes the stream and returns the ModelError it ends with, and what came before it. */
+export async function collectError(stream: AsyncIterable<ModelPart>): Promise<{ error: ModelError; deltas: ModelPart[] }> {
+  const deltas: ModelPart[] = [];
   try {
     for await (const d of stream) deltas.push(d);
   } catch (error) {
-    if (error instanceof LlmError) return { error, deltas };
+    if (error instanceof ModelError) return { error, deltas };
     throw error;
   }
-  throw new Error(`expected an LlmError, the stream ended after ${deltas.length} deltas`);
+  throw new Error(`expected a ModelError, the stream ended after ${deltas.length} deltas`);
 }
 
-export function textOf(deltas: LlmDelta[], type: "text" | "reasoning" = "text"): string {
-  return deltas.flatMap((d) => (d.type === type ? [d.delta] : [])).join("");
+export function textOf(deltas: ModelPart[], type: "text" | "reasoning" = "text"): string {
+  return deltas.flatMap((d) => (d.type === `${type}-delta` && "delta" in d ? [d.delta] : [])).join("");
 }
 
 /** Tool calls reassembled from start/args deltas, in index order. */
-export function callsOf(deltas: LlmDelta[]): { index: number; id: string; name: string; args: string }[] {
+export function callsOf(deltas: ModelPart[]): { index: number; id: string; name: string; args: string }[] {
   const calls = new Map<number, { index: number; id: string; name: string; args: string }>();
   for (const d of deltas) {
-    if (d.type === "tool_call_start") calls.set(d.index, { index: d.index, id: d.id, name: d.name, args: "" });
-    if (d.type === "tool_call_args") calls.get(d.index)!.args += d.delta;
+    if (d.type === "tool-call-start") calls.set(d.index, { index: d.index, id: d.id, name: d.name, args: "" });
+    if (d.type === "tool-call-args-delta") calls.get(d.index)!.args += d.delta;
   }
   return [...calls.values()].sort((a, b) => a.index - b.index);
+}
+
+/** The one-user-message request most tests send. */
+export function userText(text: string): ModelMessage[] {
+  return [{ role: "user", content: [{ type: "text", text }] }];
+}
+
+/** A function tool with a loose schema. */
+export function looseTool(name: string, inputSchema: Record<string, unknown> = { type: "object", properties: {} }): ModelTool {
+  return { name, description: name, inputSchema };
+}
+
+/** AG-UI history as Chat Completions messages: the two conversions the openai adapter's requests go through. */
+export function openaiMessagesOf(messages: Message[], systemPrompt: string): ChatCompletionMessageParam[] {
+  return toOpenAIMessages(toModelMessages(messages, systemPrompt));
 }

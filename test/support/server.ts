@@ -1,7 +1,7 @@
 /**
  * The real server for tests: createThreadline on a fresh store (in-memory PGlite, or a fresh
- * schema of the Postgres at DATABASE_URL), an OpenAI client pointed at an aimock upstream,
- * listening on a loopback port.
+ * schema of the Postgres at DATABASE_URL), the default model on OpenAI's protocol pointed at an
+ * aimock upstream (or the model given), listening on a loopback port.
  */
 import { randomUUID } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
@@ -12,7 +12,7 @@ import type { AgentDefinition } from "../../server/agents/define.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
 import { loadConfig, type Config } from "../../server/config.ts";
 import type { WorkspaceHost } from "../../server/workspace/tools.ts";
-import { createOpenAIClient, OpenAIChatModel } from "../../server/engine/llm.ts";
+import type { Model, ModelFactory } from "../../server/models/model.ts";
 import { createPgliteStore } from "../../server/store/pglite.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
 import type { CommonStoreOptions } from "../../server/store/store.ts";
@@ -55,6 +55,8 @@ export interface TestServerOptions {
   store?: EventStore;
   env?: Record<string, string>;
   readTimeoutMs?: number;
+  /** The server's default model instead of OpenAI at llmUrl (agents' own `model` still wins). */
+  model?: Model | ModelFactory | string;
   instanceId?: string;
   /** The threads' workspaces and the command sandbox (default: from the config, DATA_DIR a temp dir). */
   workspace?: (config: Config) => WorkspaceHost;
@@ -65,22 +67,25 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
   // Workspaces (the coding agent's) go to a directory of this server's own, removed on close.
   const dataDir = mkdtempSync(join(tmpdir(), "threadline-test-"));
   chmodSync(dataDir, 0o711); // the sandbox's user (when tests run as root) must reach the workspaces
-  const config = loadConfig({ LOG_LEVEL: "silent", OPENAI_BASE_URL: opts.llmUrl, OPENAI_MODEL: "gpt-4o-mini", DATA_DIR: dataDir, ...opts.env });
-  const client = createOpenAIClient({
-    baseURL: opts.llmUrl,
-    apiKey: "test",
-    maxRetries: 0,
-    // Generous: a loaded CI machine can take seconds to accept a loopback connection; the tests
-    // that are about timeouts set their own.
-    connectTimeoutMs: 30_000,
-    readTimeoutMs: opts.readTimeoutMs ?? 10_000,
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    OPENAI_BASE_URL: opts.llmUrl,
+    OPENAI_API_KEY: "test",
+    OPENAI_MODEL: "gpt-4o-mini",
+    DATA_DIR: dataDir,
+    // No retries: a test that stages a failure sees it. Generous connect timeout: a loaded CI
+    // machine can take seconds to accept a loopback connection; the tests about timeouts set their own.
+    LLM_MAX_RETRIES: "0",
+    LLM_CONNECT_TIMEOUT_MS: "30000",
+    LLM_READ_TIMEOUT_MS: String(opts.readTimeoutMs ?? 10_000),
+    ...opts.env,
   });
   const threadline = await createThreadline({
     config,
     store,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
     agents: opts.agents ?? [defaultAgent({ planStepDelayMs: 20 })],
-    models: (agent) => new OpenAIChatModel({ client, model: agent.model ?? config.OPENAI_MODEL }),
+    ...(opts.model !== undefined && { models: opts.model }),
     instanceId: opts.instanceId,
     ...(opts.workspace && { workspace: opts.workspace(config) }),
   });

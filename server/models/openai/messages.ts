@@ -1,0 +1,107 @@
+/**
+ * Neutral ModelMessages to OpenAI Chat Completions messages (any OpenAI-compatible provider).
+ *
+ * Chat Completions takes images in user messages only: the images of a run of tool results
+ * follow them as one user message, so the model sees them on its next turn, and each result's
+ * text says where they went. Rejected: describing them in words.
+ */
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+} from "openai/resources/chat/completions";
+import { omitted } from "../from-agui.ts";
+import type { MediaSource, ModelMessage, UserContentPart } from "../model.ts";
+import { AI_SDK_REASONING } from "../ai-sdk/reasoning.ts";
+
+export function toOpenAIMessages(messages: ModelMessage[]): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  let images: ChatCompletionContentPart[] = [];
+  const flushImages = () => {
+    if (images.length > 0) out.push({ role: "user", content: images });
+    images = [];
+  };
+  for (const m of messages) {
+    if (m.role !== "tool") flushImages();
+    switch (m.role) {
+      case "system":
+        out.push({ role: "system", content: m.content });
+        break;
+      case "user":
+        // A lone text part goes as a plain string, which every compatible server accepts.
+        out.push({ role: "user", content: m.content.length === 1 && m.content[0]!.type === "text" ? m.content[0]!.text : m.content.map(userPart) });
+        break;
+      case "assistant": {
+        let text = "";
+        const calls: ChatCompletionMessageToolCall[] = [];
+        const details: unknown[] = [];
+        for (const part of m.content) {
+          if (part.type === "text") text += part.text;
+          else if (part.type === "tool-call") calls.push({ id: part.id, type: "function", function: { name: part.name, arguments: part.args } });
+          // `reasoning_details` is OpenRouter's field (the providers behind it that need their
+          // reasoning back, e.g. signed or encrypted thinking, read it there); others ignore it.
+          // Items another adapter stored are its own business.
+          else details.push(...(part.providerData ?? []).filter((d) => !(typeof d === "object" && d !== null && AI_SDK_REASONING in d)));
+        }
+        out.push({
+          role: "assistant",
+          content: text || null,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+          ...(details.length > 0 ? { reasoning_details: details } : {}),
+        } as ChatCompletionMessageParam);
+        break;
+      }
+      case "tool": {
+        const texts: string[] = [];
+        for (const part of m.content) {
+          if (part.type === "text") texts.push(part.text);
+          else {
+            const url = imageUrl(part.source);
+            if (!url) {
+              texts.push(omitted({ type: "image", source: { mimeType: part.source.mediaType } }));
+              continue;
+            }
+            texts.push("[image: shown to you in the next message]");
+            images.push({ type: "text", text: `Image returned by ${m.toolName} (${m.toolCallId}):` }, { type: "image_url", image_url: { url } });
+          }
+        }
+        out.push({ role: "tool", tool_call_id: m.toolCallId, content: texts.join("\n") });
+        break;
+      }
+    }
+  }
+  flushImages();
+  return out;
+}
+
+function imageUrl(source: MediaSource): string | undefined {
+  if (source.type === "data") return `data:${source.mediaType};base64,${source.data}`;
+  if (source.type === "url") return source.url;
+  return undefined;
+}
+
+function userPart(part: UserContentPart): ChatCompletionContentPart {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image": {
+      const url = imageUrl(part.source);
+      if (url) return { type: "image_url", image_url: { url } };
+      break;
+    }
+    case "file": {
+      const { source } = part;
+      const mediaType = source.mediaType ?? "";
+      if (mediaType.startsWith("audio/")) {
+        const format = mediaType.includes("wav") ? "wav" : mediaType.includes("mp") ? "mp3" : undefined;
+        if (source.type === "data" && format) return { type: "input_audio", input_audio: { data: source.data, format } };
+        break;
+      }
+      if (source.type === "data") return { type: "file", file: { file_data: imageUrl(source), filename: part.filename ?? "document" } };
+      if (source.type === "provider-file" && source.provider === "openai") return { type: "file", file: { file_id: source.id } };
+      break;
+    }
+  }
+  const kind = part.type === "image" ? "image" : part.source.mediaType?.startsWith("audio/") ? "audio" : "document";
+  return { type: "text", text: omitted({ type: kind, source: { mimeType: part.source.mediaType } }) };
+}
