@@ -227,7 +227,7 @@ export const SignalReceivedSchema = event(
  * frames and in every client. An upstream that repeats an id (one that always says "call_0", or
  * the same id twice in one answer) or gives none gets an id minted by the engine instead, and
  * the upstream's own id is kept on the recorded call, as its `metadata`, so that the conversation
- * sent back upstream carries the ids the model generated (server/engine/openai-messages.ts).
+ * sent back upstream carries the ids the model generated (server/models/from-agui.ts).
  * Rejected: trusting the upstream's ids, which made a repeated id look already answered, so the
  * new call was skipped and the old result reused.
  */
