@@ -1,7 +1,7 @@
 /**
- * Builds the client app into client/dist when it is missing or older than its sources, so
- * `npm start` (prestart) and the browser tests always serve a current build, and a second start
- * costs nothing. `tsx client/build.ts` builds if stale; `--force` always builds.
+ * Builds the client app into dist/client (where the server looks for it, from source or from
+ * dist/) when it is missing or older than its sources, so `npm start` (prestart, through `npm run
+ * build`) and the browser tests always serve a current build, and a second start costs nothing. `tsx client/build.ts` builds if stale; `--force` always builds.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const CLIENT = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(CLIENT);
-const BUILT = path.join(CLIENT, "dist", "index.html");
+const BUILT = path.join(ROOT, "dist", "client", "index.html");
 
 function newest(p: string): number {
   if (!existsSync(p)) return 0;
@@ -24,7 +24,7 @@ export function clientBuildIsStale(): boolean {
   return Math.max(...sources.map(newest)) > statSync(BUILT).mtimeMs;
 }
 
-/** One build at a time (parallel test workers share client/dist): a lock directory, taken atomically. */
+/** One build at a time (parallel test workers share dist/client): a lock directory, taken atomically. */
 async function withBuildLock<T>(fn: () => Promise<T>): Promise<T> {
   const lock = path.join(CLIENT, ".build-lock");
   const deadline = Date.now() + 180_000;

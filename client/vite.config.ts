@@ -1,5 +1,5 @@
 /**
- * The Threadline web app. `npm run build:client` builds it into client/dist, which the server
+ * The Threadline web app. `npm run build:client` builds it into dist/client, which the server
  * serves at `/`; `npm run dev` serves it from Vite with /api proxied to the server.
  */
 import react from "@vitejs/plugin-react";
@@ -11,7 +11,8 @@ export default defineConfig({
   root: import.meta.dirname,
   plugins: [react()],
   build: {
-    outDir: "dist",
+    // Under the package's dist/, next to the compiled server, so `files: ["dist"]` ships it.
+    outDir: "../dist/client",
     emptyOutDir: true,
     // CopilotKit's entry chunk is ~2.5 MB minified (streamdown, shiki grammars load lazily).
     chunkSizeWarningLimit: 4096,

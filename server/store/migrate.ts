@@ -3,10 +3,14 @@
  * ./migrations (`0001_init.sql`, ...), applied in order, each in its own transaction whose first
  * statement claims its row in `migrations` (graphile-worker's scheme). Any number of processes
  * may migrate at once: a loser waits on the winner's row and then finds it applied.
+ *
+ * The scripts come from migrations.generated.ts (`npm run gen:migrations`), not from reading
+ * ./migrations at run time: the package then runs from dist/ or from a user's bundle, where that
+ * directory is not next to the code.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import type { Db } from "./db.ts";
 import { coerceError, StoreNotReadyError } from "./errors.ts";
+import { MIGRATIONS } from "./migrations.generated.ts";
 import { withRetry } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { bootstrapMigrations, claimMigration, selectLatestMigration } from "./sql/migrations.ts";
@@ -18,27 +22,15 @@ export interface Migration {
   sql: string;
 }
 
-const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url);
-const FILE_NAME = /^(\d{4})_([a-z0-9_]+)\.sql$/;
-
-let cached: readonly Migration[] | undefined;
+let checked = false;
 
 export function loadMigrations(): readonly Migration[] {
-  if (cached) return cached;
-  const migrations = readdirSync(MIGRATIONS_DIR)
-    .map((file) => ({ file, match: FILE_NAME.exec(file) }))
-    .filter((f): f is { file: string; match: RegExpExecArray } => f.match !== null)
-    .map(({ file, match }) => ({
-      id: Number(match[1]),
-      name: match[2]!,
-      sql: readFileSync(new URL(file, MIGRATIONS_DIR), "utf8"),
-    }))
-    .sort((a, b) => a.id - b.id);
-  migrations.forEach((m, i) => {
+  if (checked) return MIGRATIONS;
+  MIGRATIONS.forEach((m, i) => {
     if (m.id !== i + 1) throw new Error(`Migrations must be numbered 0001, 0002, ... without gaps; found ${m.id} at position ${i + 1}`);
   });
-  cached = migrations;
-  return migrations;
+  checked = true;
+  return MIGRATIONS;
 }
 
 export function latestMigrationId(): number {
