@@ -11,8 +11,7 @@
  */
 import "./telemetry.ts"; // first: the runtime reads the telemetry switch when it is imported
 import type { AbstractAgent } from "@ag-ui/client-0059";
-import { CopilotRuntime } from "@copilotkit/runtime/v2";
-import { createCopilotExpressHandler } from "@copilotkit/runtime/v2/express";
+import { CopilotRuntime, createCopilotRuntimeHandler } from "@copilotkit/runtime/v2";
 import express, { Router, type RequestHandler, type Response } from "express";
 import type { AgentRegistry } from "../agents/define.ts";
 import { NotFoundError } from "../errors.ts";
@@ -20,6 +19,7 @@ import { callerTenant } from "../http/auth.ts";
 import { errorHandler } from "../http/errors.ts";
 import { validatePathIds } from "../http/ids.ts";
 import { ThreadlineAgent } from "./agent.ts";
+import { sendFetchResponse, toFetchRequest } from "./fetch-bridge.ts";
 import { ThreadlineAgentRunner, type ThreadlineRunnerDeps } from "./runner.ts";
 
 /** Where the standalone server mounts the handler. */
@@ -57,13 +57,20 @@ export function copilotkitHandler(deps: CopilotkitHandlerDeps): Router {
   router.all("/transcribe", (_req, _res, next) => {
     next(new NotFoundError("NOT_FOUND", "This server's CopilotKit runtime has no transcription service: transcribe audio in your own app."));
   });
-  router.use((req, res, next) => {
+  router.use(async (req, res, next) => {
     const runner = new ThreadlineAgentRunner({ ...deps, tenantId: callerTenant(res), mountPath: mountOf(res) });
     const runtime = new CopilotRuntime({ runner, agents: inProcessAgents(deps.agents, runner) });
-    // basePath "/": this router only sees what is below its mount, and the runtime matches its
-    // routes by their last segments, so the same handler serves every mount.
-    const handler = createCopilotExpressHandler({ runtime, basePath: "/", cors: false, activateChannels: false });
-    handler(req, res, next);
+    // basePath "/": the request's URL is the part below this handler's mount (req.url).
+    const handle = createCopilotRuntimeHandler({ runtime, basePath: "/", cors: false, activateChannels: false });
+    const gone = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    try {
+      await sendFetchResponse(res, await handle(toFetchRequest(req, gone.signal)));
+    } catch (err) {
+      next(err);
+    }
   });
   // JSON errors whatever the host app's error handling; the same shape as the rest of the API.
   router.use(errorHandler(deps.logger));
