@@ -63,10 +63,6 @@ export class ThreadlineAgentRunner extends AgentRunner {
     this.#mountPath = mountPath;
   }
 
-  get tenantId(): string {
-    return this.#tenantId;
-  }
-
   run({ agent, input }: AgentRunnerRunRequest): Observable<BaseEvent> {
     const headers = (agent as { headers?: Record<string, string> }).headers ?? {};
     return this.#stream(async (signal) => {
