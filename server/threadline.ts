@@ -12,7 +12,6 @@ import { workspaceHostFromConfig, type WorkspaceHost } from "./workspace/tools.t
 import { defaultAgent } from "./agents/default-agent.ts";
 import { demoAgents } from "./agents/demos/index.ts";
 import { dbTimeouts, loadConfig, type Config } from "./config.ts";
-import { copilotkitRouter } from "./copilotkit/router.ts";
 import { Engine } from "./engine/engine.ts";
 import { startRetention } from "./engine/retention.ts";
 import { createApp, edgeOptions } from "./http/app.ts";
@@ -83,8 +82,8 @@ export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Th
   const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
   closers.unshift(async () => stopRetention());
 
-  // CopilotKit's runtime at /api/copilotkit (runner on our endpoints), then the client app at /.
-  const extraRouters = [copilotkitRouter({ agents, apiKeys: config.API_KEYS }), clientApp()];
+  // The client app at / (CopilotKit's runtime is mounted by createApp at /api/copilotkit).
+  const extraRouters = [clientApp()];
   const app = createApp({ store, engine, agents, metrics, logger, apiKeys: config.API_KEYS, extraRouters, edge: edgeOptions(config), workspaces: workspace.workspaces });
   let server: Server | undefined;
 

@@ -1,16 +1,20 @@
 /**
- * CopilotKit's AgentRunner on top of Threadline's HTTP surface, so that the runtime keeps no
- * thread in memory: the Postgres event log behind our endpoints is the only history.
+ * CopilotKit's AgentRunner on Threadline's engine, in process, for ONE caller: the runtime keeps
+ * no thread in memory, the event log is the only history, and every call is scoped to the tenant
+ * this runner was built for.
  *
- *   run       -> POST /api/agents/:agentId/run      (the run outlives the runtime's subscription)
- *   connect   -> POST /api/agents/:agentId/connect  (replay + live tail; ends when nothing runs)
- *   isRunning -> GET  /api/threads/:threadId        (an active status: protocol/lifecycle.ts)
- *   stop      -> POST /api/threads/:threadId/cancel (durable, from any instance)
+ *   run       -> admission as the run route (tenant, double texting), then the run's frames
+ *   connect   -> the connect route's replay + live tail of the active run
+ *   isRunning -> the thread's status (protocol/status.ts)
+ *   stop      -> a durable cancel, from any instance
  *
- * Every call carries the caller's forwardable headers (Authorization, x-*), so API keys and
- * tenant headers reach our endpoints as if the browser had called them itself.
+ * Why one runner per caller: the runtime calls `stop({ threadId })` and `connect({ threadId })`
+ * with nothing that says who asks, so the runner itself must know. Rejected: a process-wide
+ * runner reading the caller from AsyncLocalStorage (an implicit channel every await must carry),
+ * and a tenant in a forwarded header (the runtime merges the caller's own headers into it, so a
+ * client could name someone else's tenant).
  */
-import type { BaseEvent } from "@ag-ui/client-0059";
+import { EventType, type BaseEvent } from "@ag-ui/client-0059";
 import {
   AgentRunner,
   type AgentRunnerConnectRequest,
@@ -18,60 +22,133 @@ import {
   type AgentRunnerRunRequest,
   type AgentRunnerStopRequest,
 } from "@copilotkit/runtime/v2";
-import type { Observable } from "rxjs";
-import { isActive } from "../../protocol/lifecycle.ts";
-import { callerContext } from "./request-context.ts";
-import { cancelThread, getThread, postEvents, type Target } from "./threadline-http.ts";
+import type { Logger } from "pino";
+import { Observable } from "rxjs";
+import type { Frame } from "../../protocol/frames.ts";
+import { isActive } from "../../protocol/status.ts";
+import type { AgentRegistry } from "../agents/define.ts";
+import { NotFoundError, ConflictError, InvalidRequestError } from "../errors.ts";
+import type { Engine } from "../engine/engine.ts";
+import { connectFrames } from "../http/connect-stream.ts";
+import { describeError } from "../http/errors.ts";
+import { parseRunRequest } from "../http/run-input.ts";
+import { admitRun, runFrames } from "../http/run-stream.ts";
+import type { Metrics } from "../metrics.ts";
+import type { EventStore } from "../store/types.ts";
 
-export interface ThreadlineRunnerOptions {
-  /** Our server's origin; by default the address the runtime's own request came in on. */
-  baseUrl?: string | (() => string | undefined);
+export interface ThreadlineRunnerDeps {
+  engine: Engine;
+  store: EventStore;
+  agents: AgentRegistry;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+export interface ThreadlineRunnerOptions extends ThreadlineRunnerDeps {
+  /** The caller's tenant, as the auth middleware admitted the request. */
+  tenantId: string;
+  /** Where the CopilotKit handler is mounted (req.baseUrl), for the sentences errors carry. */
+  mountPath: string;
 }
 
 export class ThreadlineAgentRunner extends AgentRunner {
-  readonly #baseUrl: ThreadlineRunnerOptions["baseUrl"];
+  readonly #deps: ThreadlineRunnerDeps;
+  readonly #tenantId: string;
+  readonly #mountPath: string;
 
-  constructor(opts: ThreadlineRunnerOptions = {}) {
+  constructor({ tenantId, mountPath, ...deps }: ThreadlineRunnerOptions) {
     super();
-    this.#baseUrl = opts.baseUrl;
-  }
-
-  /** Where our endpoints answer for the request in progress. */
-  origin(): string {
-    const configured = typeof this.#baseUrl === "function" ? this.#baseUrl() : this.#baseUrl;
-    const origin = configured ?? callerContext.getStore()?.origin;
-    if (!origin) {
-      throw new Error("ThreadlineAgentRunner has no base URL: pass `baseUrl`, or mount it with copilotkitRouter() so it can use the request's address.");
-    }
-    return origin.replace(/\/+$/, "");
-  }
-
-  #target(headers?: Record<string, string>): Target {
-    return { origin: this.origin(), headers: { ...callerContext.getStore()?.headers, ...headers } };
+    this.#deps = deps;
+    this.#tenantId = tenantId;
+    this.#mountPath = mountPath;
   }
 
   run({ agent, input }: AgentRunnerRunRequest): Observable<BaseEvent> {
-    const agentId = agent.agentId ?? "default";
-    const headers = "headers" in agent ? (agent.headers as Record<string, string>) : {};
-    return postEvents(this.#target(headers), `/api/agents/${encodeURIComponent(agentId)}/run`, input);
+    const headers = (agent as { headers?: Record<string, string> }).headers ?? {};
+    return this.#stream(async (signal) => {
+      const agentId = agent.agentId ?? "";
+      const definition = this.#deps.agents.get(agentId);
+      if (!definition) throw this.#unknownAgent(agentId);
+      // The same validation as the run route: the runtime's own parse is an older schema's, and
+      // it does not know this server's rules (ids, unique message ids, the threadline options).
+      const run = parseRunRequest(input, { get: (name) => headers[name.toLowerCase()] });
+      if (!run.ok) throw new InvalidRequestError("INVALID_RUN_INPUT", "The run is not a valid AG-UI RunAgentInput; fix the fields listed in `issues`.", run.issues);
+      const started = await admitRun(this.#deps, definition, run, this.#tenantId);
+      return runFrames(this.#deps, started, run, signal);
+    });
   }
 
-  connect({ threadId, agentId, headers }: AgentRunnerConnectRequest): Observable<BaseEvent> {
-    const path = `/api/agents/${encodeURIComponent(agentId ?? "default")}/connect`;
-    return postEvents(this.#target(headers), path, { threadId });
+  connect({ threadId, agentId }: AgentRunnerConnectRequest): Observable<BaseEvent> {
+    return this.#stream(async (signal) => {
+      // Another tenant's thread is not found, and answers as an unknown one: an empty stream.
+      const thread = await this.#deps.store.getThread(threadId, this.#tenantId);
+      if (!thread) return undefined;
+      if (agentId !== undefined && thread.agentId !== agentId) {
+        throw new ConflictError(
+          "THREAD_AGENT_MISMATCH",
+          `Thread ${threadId} belongs to agent "${thread.agentId}"; connect through ${this.#mountPath}/agent/${encodeURIComponent(thread.agentId)}/connect.`,
+        );
+      }
+      return connectFrames(this.#deps, thread, undefined, signal);
+    });
   }
 
   async isRunning({ threadId }: AgentRunnerIsRunningRequest): Promise<boolean> {
-    const thread = await getThread(this.#target(), threadId);
+    const thread = await this.#deps.store.getThread(threadId, this.#tenantId);
     return thread !== null && isActive(thread.status);
   }
 
+  /** True when a cancel was recorded for the active run (the log carries it to its executor). */
   async stop({ threadId, runId }: AgentRunnerStopRequest): Promise<boolean> {
-    const target = this.#target();
-    if (runId !== undefined) {
-      const thread = await getThread(target, threadId);
-      if (!thread || thread.activeRunId !== runId) return false;
-    }
-    return cancelThread(target, threadId);
+    const thread = await this.#deps.store.getThread(threadId, this.#tenantId);
+    if (!thread || !isActive(thread.status)) return false;
+    if (runId !== undefined && thread.activeRunId !== runId) return false;
+    await this.#deps.engine.cancel(threadId);
+    return true;
+  }
+
+  #unknownAgent(agentId: string): NotFoundError {
+    return new NotFoundError("AGENT_NOT_FOUND", `There is no agent "${agentId}". GET ${this.#mountPath}/info lists the agents this server hosts.`, {
+      agents: this.#deps.agents.list().map((a) => a.id),
+    });
+  }
+
+  /**
+   * Frames as the runtime's Observable, pulled one at a time and stopped on unsubscribe (the
+   * runtime unsubscribes when its client leaves). A refusal before the first frame becomes one
+   * RUN_ERROR carrying the code and sentence the HTTP routes answer with, so the browser shows
+   * why; a fault after it errors the stream, as the SSE routes close theirs.
+   */
+  #stream(open: (signal: AbortSignal) => Promise<AsyncIterable<Frame> | undefined>): Observable<BaseEvent> {
+    return new Observable<BaseEvent>((subscriber) => {
+      const aborter = new AbortController();
+      let started = false;
+      (async () => {
+        const frames = await open(aborter.signal);
+        if (!frames) return;
+        for await (const frame of frames) {
+          if (subscriber.closed) break;
+          started = true;
+          subscriber.next(frame.event as BaseEvent);
+        }
+      })().then(
+        () => subscriber.complete(),
+        (err: unknown) => {
+          if (aborter.signal.aborted) return subscriber.complete();
+          const known = describeError(err);
+          if (started || !known || known.status >= 500) {
+            this.#deps.logger.error({ err, tenantId: this.#tenantId }, "a CopilotKit runtime stream failed");
+          }
+          if (started) return subscriber.error(err);
+          subscriber.next({
+            type: EventType.RUN_ERROR,
+            code: known?.code ?? "INTERNAL_ERROR",
+            message: known?.message ?? "The server failed on this request. It has been logged; try again, and report it if it persists.",
+          } as BaseEvent);
+          subscriber.complete();
+        },
+      );
+      return () => aborter.abort();
+    });
   }
 }

@@ -19,8 +19,7 @@ import { threadRoutes } from "./routes/threads.ts";
 import { workspaceRoutes } from "./routes/workspace.ts";
 import type { Workspaces } from "../workspace/workspaces.ts";
 import { checkOrigin, requireJsonBodies } from "./web.ts";
-import { COPILOTKIT_BASE_PATH } from "../copilotkit/router.ts";
-import { NotFoundError } from "../errors.ts";
+import { COPILOTKIT_BASE_PATH, copilotkitHandler } from "../copilotkit/handler.ts";
 
 export interface AppDeps {
   store: EventStore;
@@ -77,11 +76,7 @@ export function createApp(deps: AppDeps): Express {
   app.use("/api", enforceInputLimits(edge.limits));
   app.use("/api/agents/:agentId", validatePathIds("agentId"));
   app.use("/api/threads/:threadId", validatePathIds("threadId"));
-  app.use(`${COPILOTKIT_BASE_PATH}/agent/:agentId`, validatePathIds("agentId"), requireKnownAgent(deps.agents));
-  // Our runtime has no transcription service; its own answer would be a 503 for a bad request.
-  app.all(`${COPILOTKIT_BASE_PATH}/transcribe`, (_req, _res, next) => {
-    next(new NotFoundError("NOT_FOUND", "This server's CopilotKit runtime has no transcription service: transcribe audio in your own app."));
-  });
+  app.use(COPILOTKIT_BASE_PATH, copilotkitHandler({ ...deps, auth: requireApiKey(deps.apiKeys), maxBodyBytes: edge.maxBodyBytes }));
   app.use(agentRoutes(deps));
   app.use(runRoute(deps));
   app.use(connectRoute(deps));
@@ -95,15 +90,3 @@ export function createApp(deps: AppDeps): Express {
   return app;
 }
 
-/**
- * 404 before CopilotKit's runtime sees an agent id this server does not host: the runtime looks
- * agents up in a plain object, where "__proto__" or "constructor" would find Object.prototype's
- * members and fail with a 500.
- */
-function requireKnownAgent(agents: AgentRegistry): express.RequestHandler {
-  return (req, _res, next) => {
-    const agentId = String(req.params.agentId ?? "");
-    if (agents.get(agentId)) return next();
-    next(new NotFoundError("AGENT_NOT_FOUND", `There is no agent "${agentId}". GET /api/agents lists the agents this server hosts.`, { agents: agents.list().map((a) => a.id) }));
-  };
-}

@@ -82,24 +82,45 @@ export function errorHandler(log: { error: (obj: object, msg: string) => void })
       req.socket.destroy();
       return;
     }
-    if (err instanceof ThreadlineError) return sendError(res, err.status, err.code, err.message, err.details);
-    if (err instanceof StoreError) {
-      const status = STORE_STATUS[err.code];
-      if (status >= 500) log.error({ err, method: req.method, path: req.path }, "store error in a request");
-      // Another tenant's thread answers exactly as a missing one.
-      return sendError(res, status, err.code === "THREAD_NOT_OWNED" ? "THREAD_NOT_FOUND" : err.code, storeMessage(err));
-    }
-    const e = (typeof err === "object" && err !== null ? err : {}) as HttpishError;
-    const known = e.type !== undefined ? BODY_PARSER[e.type] : undefined;
+    const known = describeError(err);
     if (known) {
-      const detail = e.type === "entity.too.large" ? `The request body is larger than the ${e.limit ?? "allowed"} bytes this server accepts` : e.message;
-      return sendError(res, known.status, known.code, `${detail}. ${known.advice}`);
-    }
-    const status = statusOf(e);
-    if (status !== undefined && status >= 400 && status < 500) {
-      return sendError(res, status, status === 400 ? "BAD_REQUEST" : `HTTP_${status}`, `${e.message ?? "Bad request"}. Check the URL (percent-encode ids), headers and body.`);
+      if (known.status >= 500) log.error({ err, method: req.method, path: req.path }, "a database fault answered a request");
+      return sendError(res, known.status, known.code, known.message, known.details);
     }
     log.error({ err, method: req.method, path: req.path }, "unhandled error in a request");
     return sendError(res, 500, "INTERNAL_ERROR", "The server failed on this request. It has been logged; try again, and report it if it persists.");
   };
+}
+
+export interface DescribedError {
+  status: number;
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/**
+ * What a client is told about an error: the error model's own, the store's by code, body-parser's
+ * by type, any other error carrying a 4xx status; undefined for an unexpected one (a 500 that
+ * hides internals). Shared by the error handler and by streams that refuse inside an event (the
+ * CopilotKit runner's RUN_ERROR), so a refusal reads the same whichever door it came through.
+ */
+export function describeError(err: unknown): DescribedError | undefined {
+  if (err instanceof ThreadlineError) return { status: err.status, code: err.code, message: err.message, details: err.details };
+  if (err instanceof StoreError) {
+    // Another tenant's thread answers exactly as a missing one.
+    const code = err.code === "THREAD_NOT_OWNED" ? "THREAD_NOT_FOUND" : err.code;
+    return { status: STORE_STATUS[err.code], code, message: storeMessage(err), details: {} };
+  }
+  const e = (typeof err === "object" && err !== null ? err : {}) as HttpishError;
+  const known = e.type !== undefined ? BODY_PARSER[e.type] : undefined;
+  if (known) {
+    const detail = e.type === "entity.too.large" ? `The request body is larger than the ${e.limit ?? "allowed"} bytes this server accepts` : e.message;
+    return { status: known.status, code: known.code, message: `${detail}. ${known.advice}`, details: {} };
+  }
+  const status = statusOf(e);
+  if (status !== undefined && status >= 400 && status < 500) {
+    return { status, code: status === 400 ? "BAD_REQUEST" : `HTTP_${status}`, message: `${e.message ?? "Bad request"}. Check the URL (percent-encode ids), headers and body.`, details: {} };
+  }
+  return undefined;
 }

@@ -13,15 +13,13 @@
 import { Router } from "express";
 import { z } from "zod";
 import { parseFrameId, type FrameId } from "../../../protocol/frames.ts";
-import { Replay } from "../../../protocol/replay.ts";
-import { isActive } from "../../../protocol/status.ts";
 import type { AgentRegistry } from "../../agents/define.ts";
 import type { Metrics } from "../../metrics.ts";
-import type { EventStore, ThreadRow } from "../../store/types.ts";
+import type { EventStore } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
 import { sendError, zodIssues } from "../errors.ts";
 import { SseResponse } from "../sse-response.ts";
-import { backlogPages, livePages } from "../thread-frames.ts";
+import { connectFrames } from "../connect-stream.ts";
 
 const ConnectBodySchema = z.looseObject({
   threadId: z.string().min(1).max(200),
@@ -65,58 +63,14 @@ export function connectRoute({ store, agents, metrics }: { store: EventStore; ag
 
     sse.open();
     try {
-      if (!thread || sse.signal.aborted) return;
-      // Retention deleted stream events after the cursor: the frames the client missed can no
-      // longer be reproduced one for one, so it gets the snapshot (a resync) instead.
-      const exact = cursor === undefined || (await contiguousAfter(store, threadId, cursor.seq));
-      await replay({ store, sse, thread, metrics, cursor: exact ? cursor : undefined });
+      if (!thread) return;
+      for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal)) {
+        await sse.write(frame);
+        if (sse.signal.aborted) break;
+      }
     } finally {
       sse.end();
     }
   });
   return router;
-}
-
-/**
- * True when no event after `seq` was compacted away (the log's seqs are gapless until then).
- * A count, not a read: the answer costs one index range scan whatever the backlog's size.
- */
-async function contiguousAfter(store: EventStore, threadId: string, seq: number): Promise<boolean> {
-  const { count, lastSeq } = await store.countAfter(threadId, seq);
-  return count === lastSeq - seq;
-}
-
-interface ReplayParams {
-  store: EventStore;
-  sse: SseResponse;
-  thread: ThreadRow;
-  metrics: Metrics;
-  cursor: FrameId | undefined;
-}
-
-/** The backlog page by page, then the live tail until the active run's terminal frame. */
-async function replay({ store, sse, thread, metrics, cursor }: ReplayParams): Promise<void> {
-  const { threadId } = thread;
-  // The replay starts from the checkpoint where that makes the same frames (Replay decides):
-  // a reload then reads the events after the last run's end, not the thread's whole log.
-  const checkpoint = await store.readCheckpoint(threadId);
-  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor, checkpoint });
-  const { signal } = sse;
-  let lastSeq = fold.startsAt;
-  for await (const page of backlogPages(store, threadId, fold.startsAt, signal, metrics)) {
-    for (const e of page) {
-      for (const frame of fold.push(e)) await sse.write(frame);
-      if (signal.aborted) return;
-    }
-    lastSeq = page[page.length - 1]!.seq;
-  }
-  for (const frame of fold.endOfBacklog()) await sse.write(frame);
-  if (fold.activeEnded || signal.aborted) return;
-
-  for await (const page of livePages(store, threadId, lastSeq, signal, metrics)) {
-    for (const e of page) {
-      for (const frame of fold.push(e)) await sse.write(frame);
-      if (fold.activeEnded || signal.aborted) return;
-    }
-  }
 }

@@ -15,8 +15,8 @@ import type { EventStore } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
 import { sendError } from "../errors.ts";
 import { parseRunRequest } from "../run-input.ts";
+import { admitRun, runFrames } from "../run-stream.ts";
 import { SseResponse } from "../sse-response.ts";
-import { isTerminalFrame, threadFrames } from "../thread-frames.ts";
 
 export interface RunRouteDeps {
   logger: Logger;
@@ -26,7 +26,8 @@ export interface RunRouteDeps {
   metrics: Metrics;
 }
 
-export function runRoute({ logger, store, engine, agents, metrics }: RunRouteDeps): Router {
+export function runRoute(deps: RunRouteDeps): Router {
+  const { agents, metrics } = deps;
   const router = Router();
   router.post("/api/agents/:agentId/run", async (req, res) => {
     if (!req.is("application/json")) {
@@ -45,34 +46,20 @@ export function runRoute({ logger, store, engine, agents, metrics }: RunRouteDep
         issues: parsed.issues,
       });
     }
-    const { input, options } = parsed;
-
-    // Listening for the close before startRun is awaited: a client that leaves meanwhile is
+    // Listening for the close before admission is awaited: a client that leaves meanwhile is
     // noticed (cancel-on-disconnect applies, nothing is opened or followed for it).
     const sse = new SseResponse(req, res, { metrics });
     // A busy thread, a reused run id, another agent's or another tenant's thread: the error
     // handler answers 409 or 404 (server/errors.ts), before any byte of stream.
-    const started = await engine.startRun(agent, input, { doubleTexting: options.doubleTexting, tenantId: callerTenant(res) });
-    metrics.runsStarted.inc({ agent: agent.id });
+    const started = await admitRun(deps, agent, parsed, callerTenant(res));
 
     sse.open();
-    let finished = false;
     try {
-      if (sse.signal.aborted) return;
-      for await (const { event, frames } of threadFrames(store, started.threadId, sse.signal, metrics, started.start)) {
-        if (event.seq <= started.afterSeq || event.runId !== started.runId) continue;
-        for (const frame of frames) {
-          await sse.write(frame);
-          if (isTerminalFrame(frame)) finished = true;
-        }
-        if (finished || sse.signal.aborted) break;
+      for await (const frame of runFrames(deps, started, parsed, sse.signal)) {
+        await sse.write(frame);
+        if (sse.signal.aborted) break;
       }
     } finally {
-      if (!finished && sse.signal.aborted && options.cancelOnDisconnect) {
-        await engine.cancel(started.threadId, "the client disconnected (cancel-on-disconnect)").catch((err: unknown) => {
-          logger.error({ err, threadId: started.threadId, runId: started.runId }, "cancel-on-disconnect failed; the run goes on");
-        });
-      }
       sse.end();
     }
   });

@@ -1,0 +1,48 @@
+/**
+ * One of our agents as CopilotKit's runtime sees it: an in-process AG-UI agent (`@ag-ui/client`
+ * 0.0.59, the version the runtime is built against) whose runs and connects go to the caller's
+ * runner, so through the engine and the log, never over HTTP. Rejected: an HttpAgent aimed at
+ * our own run endpoint, a loopback call that needed this server's address and carried the
+ * caller's credentials around in headers.
+ */
+import { AbstractAgent, type BaseEvent, type RunAgentInput } from "@ag-ui/client-0059";
+import type { Observable } from "rxjs";
+import type { ThreadlineAgentRunner } from "./runner.ts";
+
+export interface ThreadlineAgentOptions {
+  agentId: string;
+  description: string;
+  runner: ThreadlineAgentRunner;
+}
+
+export class ThreadlineAgent extends AbstractAgent {
+  /**
+   * The runtime merges the caller's forwardable headers in here before a run; the runner reads
+   * this server's per-request options from them (x-threadline-double-texting, ...).
+   */
+  headers: Record<string, string> = {};
+  // Not a #private field: AbstractAgent.clone() builds the copy with Object.create, which has
+  // no slot for one.
+  private runner: ThreadlineAgentRunner;
+
+  constructor({ agentId, description, runner }: ThreadlineAgentOptions) {
+    super({ agentId, description });
+    this.runner = runner;
+  }
+
+  run(input: RunAgentInput): Observable<BaseEvent> {
+    return this.runner.run({ threadId: input.threadId, agent: this, input });
+  }
+
+  protected override connect(input: RunAgentInput): Observable<BaseEvent> {
+    return this.runner.connect({ threadId: input.threadId, agentId: this.agentId });
+  }
+
+  /** AbstractAgent's clone copies only its own fields; the runner and headers come along here. */
+  override clone(): ThreadlineAgent {
+    const copy = super.clone() as ThreadlineAgent;
+    copy.runner = this.runner;
+    copy.headers = { ...this.headers };
+    return copy;
+  }
+}

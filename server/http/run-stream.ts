@@ -1,0 +1,62 @@
+/**
+ * A run's admission and its AG-UI frames, as every door that starts a run serves them: the run
+ * route (SSE) and the CopilotKit runner (an Observable inside the runtime's response). One
+ * function each, so the two cannot drift: the same tenant and double-texting rules, the same
+ * frames from the same log position, the same cancel-on-disconnect.
+ */
+import type { Logger } from "pino";
+import type { Frame } from "../../protocol/frames.ts";
+import type { AgentDefinition } from "../agents/define.ts";
+import type { Engine, StartedRun } from "../engine/engine.ts";
+import type { Metrics } from "../metrics.ts";
+import type { EventStore } from "../store/types.ts";
+import type { ParsedRun } from "./run-input.ts";
+import { isTerminalFrame, threadFrames } from "./thread-frames.ts";
+
+export interface RunStreamDeps {
+  store: EventStore;
+  engine: Engine;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+type ValidRun = Extract<ParsedRun, { ok: true }>;
+
+/**
+ * Starts the run (or queues it, by the thread's double-texting policy) for `tenantId`. Throws
+ * the engine's refusals (a busy thread, a reused run id, another agent's or another tenant's
+ * thread) before anything is streamed, with nothing written.
+ */
+export async function admitRun(deps: RunStreamDeps, agent: AgentDefinition, run: ValidRun, tenantId: string): Promise<StartedRun> {
+  const started = await deps.engine.startRun(agent, run.input, { doubleTexting: run.options.doubleTexting, tenantId });
+  deps.metrics?.runsStarted.inc({ agent: agent.id });
+  return started;
+}
+
+/**
+ * The frames of one admitted run, read back from the log through the projection, up to and
+ * including its terminal frame. The run does not belong to the reader: when `signal` aborts (the
+ * client left) the frames stop and the run goes on, unless the request asked for
+ * cancel-on-disconnect. Pull-driven: the next page of the log is read only when the caller asks
+ * for the next frame, so a slow reader holds back its own reads, never the engine.
+ */
+export async function* runFrames(deps: RunStreamDeps, started: StartedRun, run: ValidRun, signal: AbortSignal): AsyncGenerator<Frame, void, undefined> {
+  let finished = false;
+  try {
+    if (signal.aborted) return;
+    for await (const { event, frames } of threadFrames(deps.store, started.threadId, signal, deps.metrics, started.start)) {
+      if (event.seq <= started.afterSeq || event.runId !== started.runId) continue;
+      for (const frame of frames) {
+        yield frame;
+        if (isTerminalFrame(frame)) finished = true;
+      }
+      if (finished || signal.aborted) return;
+    }
+  } finally {
+    if (!finished && signal.aborted && run.options.cancelOnDisconnect) {
+      await deps.engine.cancel(started.threadId, "the client disconnected (cancel-on-disconnect)").catch((err: unknown) => {
+        deps.logger.error({ err, threadId: started.threadId, runId: started.runId }, "cancel-on-disconnect failed; the run goes on");
+      });
+    }
+  }
+}
