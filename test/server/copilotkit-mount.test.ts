@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentRegistry } from "../../server/agents/define.ts";
 import { copilotkitHandler } from "../../server/copilotkit/handler.ts";
 import { Engine } from "../../server/engine/engine.ts";
-import { createOpenAIClient, OpenAIChatModel } from "../../server/engine/llm.ts";
+import { createOpenAIClient } from "../../server/models/openai/client.ts";
+import { OpenAIModel } from "../../server/models/openai/model.ts";
 import { requireApiKey } from "../../server/http/auth.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { parseSse, type AguiEvent } from "../conformance/support/sse.ts";
@@ -70,7 +71,7 @@ describe.each(backends())("copilotkitHandler() mounted in an app that never list
     const agents = new AgentRegistry([gated.agent]);
     const client = createOpenAIClient({ baseURL: upstream.url, apiKey: "test", maxRetries: 0, connectTimeoutMs: 30_000, readTimeoutMs: 10_000 });
     const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
-    engine = new Engine({ store, agents, logger, models: () => new OpenAIChatModel({ client, model: "gpt-4o-mini" }) });
+    engine = new Engine({ store, agents, logger, models: () => new OpenAIModel({ client, model: "gpt-4o-mini" }) });
     await engine.start();
     app = express();
     app.get("/", (_req, res) => {
