@@ -5,7 +5,7 @@
  * mount included, from the error model of server/errors.ts.
  */
 import type { ErrorRequestHandler, Response } from "express";
-import { ThreadlineError, type Issue } from "../errors.ts";
+import { ServiceUnavailableError, ThreadlineError, type Issue } from "../errors.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
 
 export type { Issue } from "../errors.ts";
@@ -82,7 +82,8 @@ export function errorHandler(log: { error: (obj: object, msg: string) => void })
       req.socket.destroy();
       return;
     }
-    if (err instanceof ThreadlineError) return sendError(res, err.status, err.code, err.message, err.details);
+    if (err instanceof ServiceUnavailableError) res.setHeader("Retry-After", String(err.retryAfterSeconds));
+    if (err instanceof ThreadlineError) return sendError(res, err.status, err.code, err.messageAt(req.baseUrl), err.details);
     if (err instanceof StoreError) {
       const status = STORE_STATUS[err.code];
       if (status >= 500) log.error({ err, method: req.method, path: req.path }, "store error in a request");
