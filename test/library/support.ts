@@ -30,11 +30,17 @@ export interface LibraryAppOptions extends Omit<ThreadlineOptions, "config" | "l
 /** An application with its own routes ("/" and /health-of-my-app), Threadline's router at `mount`. */
 export async function startLibraryApp({ llmUrl, mount, ...opts }: LibraryAppOptions): Promise<LibraryApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "threadline-lib-"));
-  const threadline = createThreadline({
-    ...opts,
-    config: loadConfig({ LOG_LEVEL: "silent", OPENAI_BASE_URL: llmUrl, DATA_DIR: dataDir }),
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-  });
+  let threadline: Threadline;
+  try {
+    threadline = createThreadline({
+      ...opts,
+      config: loadConfig({ LOG_LEVEL: "silent", OPENAI_BASE_URL: llmUrl, DATA_DIR: dataDir }),
+      logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+    });
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const app = express();
   app.get("/", (_req, res) => {
     res.send("my app");
