@@ -4,9 +4,13 @@ export {
   defineTool,
   InterruptCancelledError,
   type AgentDefinition,
+  type AgentInput,
   type InterruptAsk,
+  type JsonSchemaObject,
+  type JsonSchemaToolInput,
   type ToolContext,
   type ToolDefinition,
+  type ZodToolInput,
 } from "./agents/define.ts";
 export { approvalsAgent, APPROVALS_AGENT_ID, type ApprovalsAgentOptions } from "./agents/approvals-agent.ts";
 export {
@@ -17,7 +21,37 @@ export {
 } from "./agents/state-options.ts";
 export { PREDICT_STATE_INTERVAL_MS } from "./engine/predicted-state.ts";
 export { loadConfig, type Config } from "./config.ts";
-export { createThreadline, type Threadline, type ThreadlineOptions } from "./threadline.ts";
+export { createThreadline, type Threadline } from "./threadline.ts";
+export {
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  ThreadlineOptionsError,
+  type DatabaseOption,
+  type ThreadlineLimits,
+  type ThreadlineOptions,
+} from "./options.ts";
+export type { AuthHook, AuthResult } from "./http/auth.ts";
+export type { ApiKey } from "./tenant.ts";
+export {
+  aiSdkModel,
+  createOpenAIClient,
+  DemoModel,
+  ModelError,
+  OpenAIModel,
+  parseModelSpec,
+  resolveModel,
+  type AiSdkModelOptions,
+  type Model,
+  type ModelErrorCode,
+  type ModelFactory,
+  type ModelMessage,
+  type ModelPart,
+  type ModelRequest,
+  type ModelTool,
+  type OpenAIModelOptions,
+} from "./models/index.ts";
+export type { WorkspaceHost } from "./workspace/tools.ts";
+export type { EventStore } from "./store/types.ts";
+export { SHUTDOWN_GRACE_MS } from "./engine/engine.ts";
 export {
   ApprovalAnswerSchema,
   INTERRUPT_TOOL,

@@ -1,9 +1,11 @@
 /**
- * The composition root: config in, a running server out. Every seam (store, models, agents,
- * logger) can be passed in; what is not is built from the configuration.
+ * Threadline as a library: createThreadline(options) builds everything synchronously and does
+ * no I/O; `start()` migrates the store and starts the engine (recovery, heartbeats, retention);
+ * `router()` is the API to mount under any path of the application's Express app; `close()`
+ * stops gracefully, within a bound. The standalone server (main.ts) is one user of this API.
  */
 import type { Server } from "node:http";
-import type { Express } from "express";
+import { Router, type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
 import { AgentRegistry, type AgentDefinition } from "./agents/define.ts";
 import { approvalsAgent } from "./agents/approvals-agent.ts";
@@ -11,105 +13,162 @@ import { codingAgent } from "./agents/coding-agent.ts";
 import { workspaceHostFromConfig, type WorkspaceHost } from "./workspace/tools.ts";
 import { defaultAgent } from "./agents/default-agent.ts";
 import { demoAgents } from "./agents/demos/index.ts";
-import { dbTimeouts, loadConfig, type Config } from "./config.ts";
+import type { Config } from "./config.ts";
+import { copilotkitHandler } from "./copilotkit/handler.ts";
+import { openDatabase } from "./database.ts";
 import { Engine } from "./engine/engine.ts";
 import { startRetention } from "./engine/retention.ts";
-import { createApp, edgeOptions } from "./http/app.ts";
+import { API_BASE_PATH, COPILOTKIT_MOUNT_PATH, createApp, edgeOptions } from "./http/app.ts";
+import { createRouter, edgeMiddleware, notStarted } from "./http/router.ts";
 import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { modelsFromConfig } from "./models/from-config.ts";
-import type { Model, ModelFactory } from "./models/model.ts";
-import { createStore } from "./store/index.ts";
+import { drainTimeoutOf, resolveConfig, type ThreadlineOptions } from "./options.ts";
 import type { EventStore } from "./store/types.ts";
 
-export interface ThreadlineOptions {
-  /** Defaults to the environment (loadConfig). */
-  config?: Config;
-  /** Defaults to the built-in `default` agent and the feature demo agents (agents/demos). */
-  agents?: AgentDefinition[];
-  store?: EventStore;
-  /** The default model: a Model, a ModelFactory (deciding for every agent), or a "provider:name" spec; defaults to MODEL / OPENAI_* or the demo. */
-  models?: Model | ModelFactory | string;
-  logger?: Logger;
-  instanceId?: string;
-  /** Where the threads' workspaces are and how commands run; defaults to the configuration's. */
-  workspace?: WorkspaceHost;
-}
+export type { ThreadlineOptions } from "./options.ts";
 
 export interface Threadline {
-  app: Express;
-  store: EventStore;
-  engine: Engine;
-  config: Config;
-  logger: Logger;
-  /** Starts listening; resolves with the bound port (pass 0 for any free port). */
+  readonly store: EventStore;
+  readonly engine: Engine;
+  readonly config: Config;
+  readonly logger: Logger;
+  /** The AG-UI, thread and connect routes, relative: mount it with `app.use("/ai", threadline.router())`. */
+  router(): Router;
+  /** CopilotKit's runtime in front of the same agents. */
+  copilotkit(): RequestHandler;
+  /** The bundled client app (client/dist), for `app.use(threadline.client())`. */
+  client(): RequestHandler;
+  /** The standalone app: health and metrics, router() at /api, copilotkit() at /api/copilotkit, client() at /. */
+  readonly app: Express;
+  /** Migrates the store and starts the engine; idempotent. Runs are refused (503) until it resolves. */
+  start(): Promise<void>;
+  /** start(), then the standalone app listens; resolves with the bound port (0: any free port). */
   listen(port?: number, host?: string): Promise<number>;
+  /**
+   * Graceful and bounded: new runs are refused at once (503 with Retry-After); the runs
+   * executing here get `drainTimeoutMs` to finish, then are stopped and their leases freed so
+   * that another instance resumes them at once (within SHUTDOWN_GRACE_MS more); no lease of
+   * this instance is left. Then the store closes (a pool or PGlite you passed stays open).
+   */
   close(): Promise<void>;
 }
 
-export async function createThreadline(opts: ThreadlineOptions = {}): Promise<Threadline> {
-  const config = opts.config ?? loadConfig();
+export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
+  const config = resolveConfig(opts);
+  const drainTimeoutMs = drainTimeoutOf(opts);
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const metrics = createMetrics();
+  /** Run at close, in order, after the engine: what start() opened. */
   const closers: (() => Promise<void>)[] = [];
 
   const store =
     opts.store ??
-    createStore({
-      databaseUrl: config.DATABASE_URL,
-      dataDir: config.DATA_DIR,
-      schema: config.DATABASE_SCHEMA,
-      timeouts: dbTimeouts(config),
-      retry: { maxElapsedMs: config.DB_RETRY_MAX_MS },
+    openDatabase(opts.database, config, {
       writer: { onFlush: (f) => f.ok && metrics.appendBatch.observe(f.events) },
       onError: (err) => logger.warn({ err }, "event store background error; it reconnects and goes on"),
     });
-  if (!opts.store) closers.push(() => store.close());
-  await store.migrate();
-  logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite under ${config.DATA_DIR}`);
 
-  const modelSet = modelsFromConfig(config, { model: opts.models, logger });
-  closers.push(() => modelSet.close());
-  const models = modelSet.factory;
+  // Building the models does no I/O (the demo model starts its local upstream on first use), so
+  // a wrong MODEL or a missing key fails here, at createThreadline, rather than on a first run.
+  const models = modelsFromConfig(config, { model: opts.model, logger });
+  closers.push(() => models.close());
 
   const workspace = opts.workspace ?? workspaceHostFromConfig(config);
   const agents = new AgentRegistry(opts.agents ?? [defaultAgent(), approvalsAgent(), codingAgent({ host: workspace }), ...demoAgents()]);
-  const engine = new Engine({ store, agents, models, logger, instanceId: opts.instanceId, leaseTtlMs: config.LEASE_TTL_MS });
-  await checkWorkspace(workspace, store, engine.instanceId, logger);
-  await engine.start();
-  closers.unshift(() => engine.close());
-  const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
-  closers.unshift(async () => stopRetention());
+  const engine = new Engine({ store, agents, models: models.factory, logger, instanceId: opts.instanceId, leaseTtlMs: config.LEASE_TTL_MS });
+  const edge = edgeOptions(config);
+  if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
+  const apiKeys = opts.auth ? [] : config.API_KEYS;
 
-  // The client app at / (CopilotKit's runtime is mounted by createApp at /api/copilotkit).
-  const extraRouters = [clientApp()];
-  const app = createApp({ store, engine, agents, metrics, logger, apiKeys: config.API_KEYS, extraRouters, edge: edgeOptions(config), workspaces: workspace.workspaces });
+  let router: Router | undefined;
+  let copilotkit: RequestHandler | undefined;
+  let client: RequestHandler | undefined;
+  let app: Express | undefined;
   let server: Server | undefined;
+  let starting: Promise<void> | undefined;
+  let started = false;
+  let closing: Promise<void> | undefined;
 
-  return {
-    app,
+  async function startOnce(): Promise<void> {
+    await store.migrate();
+    logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite${opts.database ? "" : ` under ${config.DATA_DIR}`}`);
+    await checkWorkspace(workspace, store, engine.instanceId, logger);
+    await engine.start();
+    const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
+    closers.unshift(async () => stopRetention());
+    started = true;
+  }
+
+  const threadline: Threadline = {
     store,
     engine,
     config,
     logger,
-    listen(port = config.PORT, host = config.HOST) {
+    router() {
+      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: workspace.workspaces, started: () => started });
+      return router;
+    },
+    copilotkit() {
+      // The same edge as the router (auth, origin, parse, limits): its requests carry run bodies.
+      copilotkit ??= copilotkitHandler({
+        engine,
+        store,
+        agents,
+        logger,
+        metrics,
+        auth: Router().use(notStarted(() => started), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
+        maxBodyBytes: edge.maxBodyBytes,
+      });
+      return copilotkit;
+    },
+    client() {
+      client ??= clientApp();
+      return client;
+    },
+    get app() {
+      app ??= createApp({ store, metrics, logger, apiKeys: config.API_KEYS, edge, router: threadline.router(), copilotkit: threadline.copilotkit(), client: threadline.client() });
+      return app;
+    },
+    start() {
+      if (closing) return Promise.reject(new Error("This Threadline is closed: create a new one to start again."));
+      starting ??= startOnce();
+      return starting;
+    },
+    async listen(port = config.PORT, host = config.HOST) {
+      await threadline.start();
+      const standalone = threadline.app;
       return new Promise((resolve, reject) => {
-        server = app.listen(port, host, (err?: Error) => {
+        server = standalone.listen(port, host, (err?: Error) => {
           if (err) return reject(err);
           const address = server!.address();
           resolve(typeof address === "object" && address ? address.port : port);
         });
       });
     },
-    async close() {
-      if (server) {
-        server.closeAllConnections();
-        await new Promise<void>((r) => server!.close(() => r()));
-      }
-      for (const close of closers) await close().catch((err: unknown) => logger.warn({ err }, "close failed"));
+    close() {
+      closing ??= closeOnce();
+      return closing;
     },
   };
+
+  async function closeOnce(): Promise<void> {
+    // No new connections; those open (a stream of a run that is finishing) stay until the drain ends.
+    const stopped = server ? new Promise<void>((r) => server!.close(() => r())) : Promise.resolve();
+    await starting?.catch(() => {}); // a start in flight finishes first: its engine is what drains
+    if (starting) {
+      logger.info({ drainTimeoutMs }, "closing: new runs are refused; the runs executing here get drainTimeoutMs to finish");
+      await engine.drain(AbortSignal.timeout(drainTimeoutMs));
+    }
+    await engine.close();
+    server?.closeAllConnections();
+    await stopped;
+    for (const close of closers) await close().catch((err: unknown) => logger.warn({ err }, "close failed"));
+    if (!opts.store) await store.close().catch((err: unknown) => logger.warn({ err }, "closing the event store failed"));
+  }
+
+  return threadline;
 }
 
 /**
@@ -136,3 +195,5 @@ async function checkWorkspace(workspace: WorkspaceHost, store: EventStore, insta
   else if (status.mode === "unsafe-host") logger.warn("UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX=true: bash and run execute on this host without a sandbox");
   else logger.info({ limits: sandbox.limits, user: sandbox.user }, "command sandbox: bubblewrap");
 }
+
+export { API_BASE_PATH, COPILOTKIT_MOUNT_PATH };

@@ -31,7 +31,7 @@ export function approvalsAgent(opts: ApprovalsAgentOptions = {}): AgentDefinitio
   const sendEmail = defineTool({
     name: APPROVAL_TOOLS.sendEmail,
     description: "Sends an email. The user approves every email before it goes out.",
-    parameters: SendEmailArgsSchema,
+    inputSchema: SendEmailArgsSchema,
     needsApproval: true,
     async execute(email, ctx) {
       await opts.onSend?.(email, { threadId: ctx.threadId, toolCallId: ctx.toolCallId });
@@ -46,7 +46,7 @@ export function approvalsAgent(opts: ApprovalsAgentOptions = {}): AgentDefinitio
   const scheduleMeeting = defineTool({
     name: APPROVAL_TOOLS.scheduleMeeting,
     description: "Books a meeting; asks the user which time slot to take.",
-    parameters: ScheduleMeetingArgsSchema,
+    inputSchema: ScheduleMeetingArgsSchema,
     async execute({ title }, ctx) {
       // Nothing is written before the question: this part runs again when the answer comes.
       const answer = MeetingAnswerSchema.parse(

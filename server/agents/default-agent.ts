@@ -48,14 +48,14 @@ export function defaultAgent(opts: DefaultAgentOptions = {}): AgentDefinition {
   const getWeather = defineTool({
     name: DEMO_TOOLS.getWeather,
     description: "Current weather for a city: temperature (°C), conditions, humidity, wind.",
-    parameters: GetWeatherArgsSchema,
+    inputSchema: GetWeatherArgsSchema,
     execute: ({ location }) => forecast(location),
   });
 
   const updateTasks = defineTool({
     name: DEMO_TOOLS.updateTasks,
     description: "Replace the shared task list (state.tasks) with the complete new list.",
-    parameters: UpdateTasksArgsSchema,
+    inputSchema: UpdateTasksArgsSchema,
     async execute({ tasks }, ctx) {
       const before = asRecord(ctx.state.get());
       // A delta, not a snapshot: clients see exactly which tasks changed.
@@ -68,7 +68,7 @@ export function defaultAgent(opts: DefaultAgentOptions = {}): AgentDefinition {
   const runPlan = defineTool({
     name: DEMO_TOOLS.runPlan,
     description: "Carry out a multi-step plan; its progress is shown live in state.plan.",
-    parameters: RunPlanArgsSchema,
+    inputSchema: RunPlanArgsSchema,
     async execute({ goal, steps }, ctx) {
       await ctx.state.patch([
         { op: "add", path: "/plan", value: { goal, steps: steps.map((description) => ({ description, status: "pending" })) } },

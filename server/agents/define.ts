@@ -1,12 +1,13 @@
 /**
  * The agent definition API for users who bring their own agent:
  *
- *   const weather = defineTool({ name, description, parameters: z.object(...), execute })
+ *   const weather = defineTool({ name, description, inputSchema: z.object(...), execute })
  *   const agent = defineAgent({ id, description, instructions, tools: [weather] })
  *
- * Parameters are zod schemas: the JSON Schema the LLM sees is generated from them, and the
- * arguments the LLM sends are validated with them before `execute` runs. Arguments that fail
- * validation go back to the LLM as an error result, so it can correct itself.
+ * A tool's `inputSchema` is a zod schema or a plain JSON Schema object, as in the AI SDK and
+ * MCP. The LLM sees its JSON Schema (generated from zod, or the one given), and the arguments
+ * the LLM sends are validated before `execute` runs. Arguments that fail validation go back to
+ * the LLM as an error result, so it can correct itself.
  */
 import type { Operation } from "fast-json-patch";
 import { z } from "zod";
@@ -95,10 +96,17 @@ export class InterruptCancelledError extends Error {
   }
 }
 
+/** A JSON Schema object, as the LLM APIs and MCP take a tool's input schema. */
+export type JsonSchemaObject = Record<string, unknown>;
+
+/** A tool as the engine uses it: its input schema always as zod, whatever it was given as. */
 export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
-  parameters: P;
+  /** Validates the arguments the LLM sends (built from `jsonSchema` when that was given). */
+  inputSchema: P;
+  /** The JSON Schema the tool was defined with, sent to the LLM as is; absent for zod tools. */
+  jsonSchema?: JsonSchemaObject;
   /**
    * The call waits for the user's approval before it executes (true, or decided from the
    * validated arguments). Approved: it runs once; denied: it does not run and the model gets a
@@ -107,6 +115,20 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   needsApproval?: boolean | ((args: z.infer<P>) => boolean | Promise<boolean>);
   execute(args: z.infer<P>, ctx: ToolContext): unknown | Promise<unknown>;
 }
+
+interface ToolInputBase<A> {
+  name: string;
+  description: string;
+  needsApproval?: boolean | ((args: A) => boolean | Promise<boolean>);
+  execute(args: A, ctx: ToolContext): unknown | Promise<unknown>;
+}
+
+/** defineTool with a zod schema; `parameters` is the older spelling of `inputSchema`. */
+export type ZodToolInput<P extends z.ZodType> = ToolInputBase<z.infer<P>> &
+  ({ inputSchema: P; parameters?: never } | { parameters: P; inputSchema?: never });
+
+/** defineTool with a plain JSON Schema: the arguments are typed loosely, and validated at run time. */
+export type JsonSchemaToolInput = ToolInputBase<Record<string, unknown>> & { inputSchema: JsonSchemaObject; parameters?: never };
 
 export type DoubleTextingPolicy = "reject" | "enqueue" | "interrupt";
 export const DoubleTextingPolicySchema = z.enum(["reject", "enqueue", "interrupt"]);
@@ -177,13 +199,52 @@ export class AgentDefinitionError extends Error {
   override readonly name = "AgentDefinitionError";
 }
 
-export function defineTool<P extends z.ZodType>(def: ToolDefinition<P>): ToolDefinition<P> {
+export function defineTool<P extends z.ZodType>(def: ZodToolInput<P>): ToolDefinition<P>;
+export function defineTool(def: JsonSchemaToolInput): ToolDefinition;
+export function defineTool(input: ZodToolInput<z.ZodType> | JsonSchemaToolInput): ToolDefinition {
+  // Read loosely: JavaScript callers, and TypeScript ones that cast, can pass any shape.
+  const def = input as ToolInputBase<unknown> & { inputSchema?: unknown; parameters?: unknown };
   if (!TOOL_NAME.test(def.name)) {
     throw new AgentDefinitionError(
       `Tool name "${def.name}" is not allowed: use 1-64 letters, digits, "_" or "-" (the LLM APIs' rule).`,
     );
   }
-  return def;
+  const { inputSchema, parameters, ...rest } = def;
+  if (inputSchema !== undefined && parameters !== undefined) {
+    throw new AgentDefinitionError(`Tool "${def.name}" has both inputSchema and parameters: keep inputSchema (parameters is its older name).`);
+  }
+  const given = inputSchema ?? parameters;
+  if (given === undefined) {
+    throw new AgentDefinitionError(`Tool "${def.name}" has no inputSchema: give a zod schema or a JSON Schema object, e.g. z.object({}) for a tool without arguments.`);
+  }
+  if (isZodSchema(given)) return { ...rest, inputSchema: given } as ToolDefinition;
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    throw new AgentDefinitionError(`Tool "${def.name}": inputSchema must be a zod schema or a JSON Schema object, not ${Array.isArray(given) ? "an array" : typeof given}.`);
+  }
+  return { ...rest, inputSchema: zodFromJsonSchema(def.name, given as JsonSchemaObject), jsonSchema: given as JsonSchemaObject } as ToolDefinition;
+}
+
+/**
+ * Zod 4 schemas carry `_zod`; checked by shape rather than `instanceof`, which fails for a
+ * schema built with another copy of zod than this package's.
+ */
+function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === "object" && value !== null && "_zod" in value && typeof (value as { safeParse?: unknown }).safeParse === "function";
+}
+
+/**
+ * The validator of a JSON Schema tool: zod's own conversion (z.fromJSONSchema), so both kinds
+ * of tool are checked by the same code and the model reads the same kind of issues. Rejected: a
+ * JSON Schema validator of our own (another dependency, or a partial one that would let
+ * arguments through that the schema forbids). A schema zod cannot convert is refused here, at
+ * definition time, rather than on the first call.
+ */
+function zodFromJsonSchema(name: string, schema: JsonSchemaObject): z.ZodType {
+  try {
+    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (err) {
+    throw new AgentDefinitionError(`Tool "${name}": its inputSchema is not a JSON Schema this server can validate with: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
 }
 
 export function defineAgent(input: AgentInput): AgentDefinition {
@@ -247,7 +308,11 @@ function predictStateOf(input: AgentInput): PredictStateRule[] {
 
 /** The JSON Schema of a tool's parameters, as the LLM's function-calling API wants it. */
 export function toolJsonSchema(tool: ToolDefinition): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.parameters, { target: "draft-7" }) as Record<string, unknown>;
+  if (tool.jsonSchema) {
+    const { $schema: _, ...given } = tool.jsonSchema;
+    return given;
+  }
+  const schema = z.toJSONSchema(tool.inputSchema, { target: "draft-7" }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
 }

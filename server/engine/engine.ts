@@ -19,6 +19,7 @@ import type { EngineCore } from "./engine-core.ts";
 import { startEngineTimers, type EngineTimers } from "./engine-timers.ts";
 import { sweep } from "./recovery.ts";
 import { RunExecutor } from "./run-executor.ts";
+import { EngineClosingError } from "./errors.ts";
 
 export type { StartedRun, StartRunOptions } from "./admission.ts";
 export { sweepIntervalMs } from "./engine-timers.ts";
@@ -33,12 +34,17 @@ export interface EngineOptions {
   leaseTtlMs?: number;
 }
 
+/** How long close() waits for the runs it stopped before it frees their leases anyway. */
+export const SHUTDOWN_GRACE_MS = 2_000;
+
 export class Engine {
   readonly instanceId: string;
   readonly leaseTtlMs: number;
   readonly #core: EngineCore;
   readonly #executor: RunExecutor;
   #timers: EngineTimers | undefined;
+  /** Set by drain(): no run starts here any more, no expired lease is claimed; local runs go on. */
+  #draining = false;
   #closed = false;
 
   constructor(opts: EngineOptions) {
@@ -60,7 +66,7 @@ export class Engine {
       executor: this.#executor,
       owner: this.instanceId,
       leaseTtlMs: this.leaseTtlMs,
-      closed: () => this.#closed,
+      closed: () => this.#draining || this.#closed,
     };
   }
 
@@ -76,6 +82,7 @@ export class Engine {
 
   /** Starts a run, or applies the thread's double-texting policy when it is busy (admission.ts). */
   startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {
+    if (this.#draining || this.#closed) return Promise.reject(new EngineClosingError());
     return startRun(this.#core, agent, input, opts);
   }
 
@@ -93,15 +100,45 @@ export class Engine {
     return this.#executor.isRunningLocally(threadId);
   }
 
-  /** Stops timers and local runs; leases are released so another instance resumes at once. */
-  async close(): Promise<void> {
+  /**
+   * The first step of a graceful close: new runs are refused (EngineClosingError, a 503), no
+   * queued run or expired lease is taken up here, and the runs executing here go on, their
+   * leases still heartbeaten. Resolves once they have all settled, or when `signal` aborts.
+   */
+  async drain(signal?: AbortSignal): Promise<void> {
+    this.#draining = true;
+    const idle = this.#executor.idle();
+    if (!signal) return idle;
+    await Promise.race([idle, abortOf(signal)]);
+  }
+
+  /**
+   * Stops timers and the runs still executing here (an LLM request is aborted, a tool sees its
+   * signal), waits for them at most `graceMs`, then frees every lease this instance holds in
+   * one statement, so another instance's next sweep resumes those runs from the log at once.
+   * Rejected: waiting for the stopped runs without a bound, which a tool that ignores its
+   * signal would turn into a close that never ends. A run still going after `graceMs` can no
+   * longer write: its appends are fenced by the lease it no longer has.
+   */
+  async close({ graceMs = SHUTDOWN_GRACE_MS }: { graceMs?: number } = {}): Promise<void> {
     this.#closed = true;
     this.#timers?.stop();
-    await this.#executor.shutdown();
+    await Promise.race([this.#executor.shutdown(), abortOf(AbortSignal.timeout(graceMs))]);
+    try {
+      const released = await this.#core.store.releaseAllLeases(this.instanceId);
+      if (released.length > 0) this.#core.logger.info({ threads: released }, "released this instance's leases: other instances resume these runs");
+    } catch (err) {
+      this.#core.logger.warn({ err }, "could not release this instance's leases; they expire by themselves and recovery resumes the runs then");
+    }
   }
 
   /** Waits until every local run has settled (tests). */
   idle(): Promise<void> {
     return this.#executor.idle();
   }
+}
+
+function abortOf(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }

@@ -1,6 +1,6 @@
 /** Domain errors of the engine: typed, with the ids involved, and a sentence saying what to do. */
 import type { ThreadStatus } from "../../protocol/status.ts";
-import { ConflictError } from "../errors.ts";
+import { ConflictError, ServiceUnavailableError } from "../errors.ts";
 
 /** 409: `status` is the HTTP status (the error model's); the thread's is `threadStatus`. */
 export class ThreadBusyError extends ConflictError {
@@ -12,8 +12,9 @@ export class ThreadBusyError extends ConflictError {
   ) {
     super(
       "THREAD_BUSY",
-      `Thread ${threadId} is ${threadStatus}${activeRunId ? ` with run ${activeRunId}` : ""}. ` +
-        `Wait for it to finish, cancel it (POST /api/threads/${threadId}/cancel), or send the run ` +
+      (api) =>
+        `Thread ${threadId} is ${threadStatus}${activeRunId ? ` with run ${activeRunId}` : ""}. ` +
+        `Wait for it to finish, cancel it (POST ${api}/threads/${threadId}/cancel), or send the run ` +
         `with "forwardedProps": {"threadline": {"doubleTexting": "enqueue" | "interrupt"}}.`,
       { threadId, activeRunId, status: threadStatus },
     );
@@ -29,8 +30,9 @@ export class ThreadAgentMismatchError extends ConflictError {
   ) {
     super(
       "THREAD_AGENT_MISMATCH",
-      `Thread ${threadId} belongs to agent "${threadAgentId}", not "${requestedAgentId}". ` +
-        `Send this run to /api/agents/${threadAgentId}/run, or use a new threadId.`,
+      (api) =>
+        `Thread ${threadId} belongs to agent "${threadAgentId}", not "${requestedAgentId}". ` +
+        `Send this run to ${api}/agents/${threadAgentId}/run, or use a new threadId.`,
       { threadId, agentId: threadAgentId },
     );
   }
@@ -44,12 +46,28 @@ export class RunIdReusedError extends ConflictError {
   ) {
     super(
       "RUN_ID_REUSED",
-      `Thread ${threadId} already has a run "${runId}". Every run needs a new runId: generate one ` +
-        `(a UUID) per request, and to follow a run you started, POST /api/agents/<agent>/connect.`,
+      (api) =>
+        `Thread ${threadId} already has a run "${runId}". Every run needs a new runId: generate one ` +
+        `(a UUID) per request, and to follow a run you started, POST ${api}/agents/<agent>/connect.`,
       { threadId, runId },
     );
   }
 }
+
+/** 503 while the instance closes: its runs finish or move to another instance; retry there. */
+export class EngineClosingError extends ServiceUnavailableError {
+  override readonly name = "EngineClosingError";
+  constructor() {
+    super(
+      "SERVER_CLOSING",
+      "This server instance is shutting down and starts no new runs. Send the run again in a few seconds (another instance, or this one after its restart, takes it).",
+      ENGINE_CLOSING_RETRY_AFTER_S,
+    );
+  }
+}
+
+/** What Retry-After tells a client refused by a closing instance: about one restart, or one sweep of another instance. */
+export const ENGINE_CLOSING_RETRY_AFTER_S = 5;
 
 /** Ends a run with RUN_ERROR: the code goes to the client, the cause to the log. */
 export class RunFailure extends Error {

@@ -19,9 +19,10 @@ export class ThreadNotWaitingError extends ConflictError {
   ) {
     super(
       "THREAD_NOT_WAITING",
-      `Thread ${threadId} is ${threadStatus ?? "not started"}, not WAITING, so it has no pending interrupt to answer ` +
+      (api) =>
+        `Thread ${threadId} is ${threadStatus ?? "not started"}, not WAITING, so it has no pending interrupt to answer ` +
         `(resume named ${interruptIds.join(", ")}). Send the run without "resume", or wait until the thread is ` +
-        `WAITING and answer the interrupts GET /api/threads/${threadId} lists under pendingInterrupts.`,
+        `WAITING and answer the interrupts GET ${api}/threads/${threadId} lists under pendingInterrupts.`,
       { threadId, status: threadStatus, interruptIds },
     );
   }

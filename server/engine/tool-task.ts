@@ -136,7 +136,7 @@ export async function runToolTask(ctx: RunContext, call: ToolCall): Promise<Tool
       message: `The arguments of ${tool.name} are not valid JSON. Send a JSON object that matches its schema.`,
     });
   }
-  const parsed = tool.parameters.safeParse(raw);
+  const parsed = tool.inputSchema.safeParse(raw);
   if (!parsed.success) {
     return recordResult(ctx, call, taskId, {
       ok: false,

@@ -1,13 +1,16 @@
 /**
- * Bearer-token check for /api when API_KEYS is set, and the caller's tenant. Keys are compared
- * in constant time so that response timing does not leak how much of a key was right.
+ * Who is calling, and as which tenant: the API keys (API_KEYS), or the application's own `auth`
+ * hook when Threadline is mounted in an app that already knows its users. One middleware
+ * resolves the tenant either way, so every route reads it the same way and the same tenant
+ * rules hold. Keys are compared in constant time so that response timing does not leak how
+ * much of a key was right.
  *
  * The tenant travels on `res.locals` (read it with `callerTenant`), one value per request: a
  * module-level "current tenant" would be shared by every request in flight.
  */
 import { timingSafeEqual } from "node:crypto";
-import type { RequestHandler, Response } from "express";
-import { DEFAULT_TENANT, type ApiKey } from "../tenant.ts";
+import type { Request, RequestHandler, Response } from "express";
+import { DEFAULT_TENANT, TENANT_NAME, type ApiKey } from "../tenant.ts";
 import { sendError } from "./errors.ts";
 
 function sameKey(a: string, b: string): boolean {
@@ -41,6 +44,47 @@ export function requireApiKey(keys: readonly ApiKey[]): RequestHandler {
   };
 }
 
+/** What an `auth` hook answers: the caller's tenant, or null to refuse the request (401). */
+export type AuthResult = { tenantId: string } | null;
+
+/**
+ * The application's own check of a request (its session, its JWT...). Return `{ tenantId }` for
+ * a caller it accepts (threads are scoped to that tenant, as with API keys; use "default" for a
+ * single-tenant app), or null to answer 401. A throw is a 500 and is logged.
+ */
+export type AuthHook = (req: Request) => AuthResult | Promise<AuthResult>;
+
+export class AuthHookError extends Error {
+  override readonly name = "AuthHookError";
+}
+
+/**
+ * The tenant of every request under the router: the hook's answer when there is a hook, else
+ * the API key's (requireApiKey). Rejected: asking the hook only when no key matched, which made
+ * a request's tenant depend on which of two mechanisms happened to accept it.
+ */
+export function resolveTenant({ apiKeys, auth }: { apiKeys: readonly ApiKey[]; auth?: AuthHook }): RequestHandler {
+  if (!auth) return requireApiKey(apiKeys);
+  return (req, res, next) => {
+    Promise.resolve()
+      .then(() => auth(req))
+      .then((result) => {
+        if (result === null || result === undefined) {
+          return sendError(res, 401, "UNAUTHORIZED", "This server's authentication refused the request: sign in, or send the credentials your application expects.");
+        }
+        const tenantId: unknown = (result as { tenantId?: unknown }).tenantId;
+        if (typeof tenantId !== "string" || !TENANT_NAME.test(tenantId)) {
+          throw new AuthHookError(
+            `The auth hook answered tenantId ${JSON.stringify(tenantId)}: return { tenantId } with 1-64 letters, digits, "_", "." or "-" (or null to refuse the request).`,
+          );
+        }
+        res.locals[TENANT_LOCAL] = tenantId;
+        next();
+      })
+      .catch(next);
+  };
+}
+
 /**
  * The tenant requireApiKey admitted this request as. Throws when the middleware did not run:
  * answering for no tenant, or for the default one, would let a mis-mounted route read every
@@ -49,7 +93,7 @@ export function requireApiKey(keys: readonly ApiKey[]): RequestHandler {
 export function callerTenant(res: Response): string {
   const tenant: unknown = res.locals[TENANT_LOCAL];
   if (typeof tenant !== "string") {
-    throw new Error("No tenant on this request: mount requireApiKey() in front of every route that touches threads.");
+    throw new Error("No tenant on this request: mount resolveTenant() in front of every route that touches threads.");
   }
   return tenant;
 }

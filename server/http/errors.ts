@@ -5,7 +5,7 @@
  * mount included, from the error model of server/errors.ts.
  */
 import type { ErrorRequestHandler, Response } from "express";
-import { ThreadlineError, type Issue } from "../errors.ts";
+import { DEFAULT_API_BASE, ServiceUnavailableError, ThreadlineError, type Issue } from "../errors.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
 
 export type { Issue } from "../errors.ts";
@@ -82,7 +82,8 @@ export function errorHandler(log: { error: (obj: object, msg: string) => void })
       req.socket.destroy();
       return;
     }
-    const known = describeError(err);
+    if (err instanceof ServiceUnavailableError) res.setHeader("Retry-After", String(err.retryAfterSeconds));
+    const known = describeError(err, req.baseUrl);
     if (known) {
       if (known.status >= 500) log.error({ err, method: req.method, path: req.path }, "a database fault answered a request");
       return sendError(res, known.status, known.code, known.message, known.details);
@@ -105,8 +106,8 @@ export interface DescribedError {
  * hides internals). Shared by the error handler and by streams that refuse inside an event (the
  * CopilotKit runner's RUN_ERROR), so a refusal reads the same whichever door it came through.
  */
-export function describeError(err: unknown): DescribedError | undefined {
-  if (err instanceof ThreadlineError) return { status: err.status, code: err.code, message: err.message, details: err.details };
+export function describeError(err: unknown, apiBase: string = DEFAULT_API_BASE): DescribedError | undefined {
+  if (err instanceof ThreadlineError) return { status: err.status, code: err.code, message: err.messageAt(apiBase), details: err.details };
   if (err instanceof StoreError) {
     // Another tenant's thread answers exactly as a missing one.
     const code = err.code === "THREAD_NOT_OWNED" ? "THREAD_NOT_FOUND" : err.code;

@@ -15,8 +15,18 @@ export interface DoorbellListener {
   close(): Promise<void>;
 }
 
+/** A session for the LISTEN, and how to let it go once it is broken or no longer wanted. */
+export interface ListenSession {
+  client: pg.ClientBase;
+  dispose(): Promise<void>;
+}
+
 export interface PgListenerOptions {
-  client: pg.ClientConfig;
+  /**
+   * The connection settings of a dedicated client, or how to take a session from elsewhere (a
+   * user's pg.Pool: `pool.connect()`, given back destroyed so the LISTEN never returns to it).
+   */
+  client: pg.ClientConfig | (() => Promise<ListenSession>);
   channel: string;
   onPayload: (payload: string) => void;
   /** after the LISTEN was re-established: rings may have been lost meanwhile */
@@ -25,25 +35,42 @@ export interface PgListenerOptions {
 }
 
 export function createPgListener(opts: PgListenerOptions): DoorbellListener {
-  let current: pg.Client | undefined;
+  let current: pg.ClientBase | undefined;
+  const disposers = new WeakMap<pg.ClientBase, () => Promise<void>>();
+  const source = opts.client;
+  /** The session's client, listeners attached before it connects (a dedicated one) or at once (a pooled one). */
+  async function open(attach: (client: pg.ClientBase) => void): Promise<pg.ClientBase> {
+    if (typeof source === "function") {
+      const session = await source();
+      disposers.set(session.client, session.dispose);
+      attach(session.client);
+      return session.client;
+    }
+    const client = new pg.Client(source);
+    disposers.set(client, () => client.end());
+    attach(client);
+    await client.connect();
+    return client;
+  }
   let connecting: Promise<void> | undefined;
   let everConnected = false;
   let closed = false;
 
   async function connectLoop(): Promise<void> {
     for (let attempt = 0; !closed; attempt++) {
-      const client = new pg.Client(opts.client);
-      client.on("error", (err) => lost(client, err));
-      client.on("end", () => lost(client));
-      client.on("notification", (msg) => {
-        if (msg.channel === opts.channel) opts.onPayload(msg.payload ?? "");
-      });
+      let client: pg.ClientBase | undefined;
       try {
-        await client.connect();
+        client = await open((c) => {
+          c.on("error", (err) => lost(c, err));
+          c.on("end", () => lost(c));
+          c.on("notification", (msg) => {
+            if (msg.channel === opts.channel) opts.onPayload(msg.payload ?? "");
+          });
+        });
         await client.query(`listen "${opts.channel}"`);
       } catch (err) {
         opts.onError(coerceError(err));
-        void discard(client);
+        if (client) void discard(client);
         const delay = Math.random() * Math.min(5000, 100 * 2 ** attempt);
         await new Promise((resolve) => setTimeout(resolve, delay).unref());
         continue;
@@ -63,11 +90,14 @@ export function createPgListener(opts: PgListenerOptions): DoorbellListener {
    * Ends a client that failed or is no longer wanted. Its own failure to end (it is usually
    * broken already) is still reported, so that nothing about the connection goes unseen.
    */
-  function discard(client: pg.Client): Promise<void> {
-    return client.end().catch((err: unknown) => opts.onError(coerceError(err)));
+  function discard(client: pg.ClientBase): Promise<void> {
+    const dispose = disposers.get(client);
+    disposers.delete(client);
+    if (!dispose) return Promise.resolve(); // discarded already
+    return dispose().catch((err: unknown) => opts.onError(coerceError(err)));
   }
 
-  function lost(client: pg.Client, err?: Error): void {
+  function lost(client: pg.ClientBase, err?: Error): void {
     if (client !== current) return; // a client of a failed attempt: the loop handles it
     current = undefined;
     if (err) opts.onError(err);

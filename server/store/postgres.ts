@@ -53,6 +53,13 @@ export const QUERY_TIMEOUT_MARGIN_MS = 1_000;
 
 export interface PostgresStoreOptions extends CommonStoreOptions {
   connectionString: string;
+  /**
+   * The application's own pool, used for every connection instead of the store's pools (then
+   * connectionString, maxConnections, applicationName and timeouts are not used: the pool's
+   * settings are). The LISTEN session is taken from it with pool.connect() and given back
+   * destroyed; close() does not end it.
+   */
+  pool?: pg.Pool;
   /** pool size (default 10); the writer uses one connection at a time */
   maxConnections?: number;
   /** shown in pg_stat_activity (default "threadline") */
@@ -94,6 +101,7 @@ export function connectionConfig(
 }
 
 export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
+  if (opts.pool) return createStoreOnPool({ ...opts, pool: opts.pool });
   const schema = schemaNames(opts.schema);
   const onError = opts.onError ?? (() => {});
   const appName = opts.applicationName ?? "threadline";
@@ -132,6 +140,55 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
     listener: (handlers) =>
       createPgListener({
         client: connectionConfig(opts.connectionString, `${appName}:listen:${schema.name}`, timeouts, timeouts.lockMs),
+        channel: schema.channel,
+        onPayload: handlers.onPayload,
+        onReconnect: handlers.onReconnect,
+        onError,
+      }),
+  });
+}
+
+/**
+ * The store on a pool the application owns. Flushes are transactions with one awaited statement
+ * after another, not the pipelined batch: pipelining is a setting of the connection, and these
+ * connections are the application's, configured by it. Rejected: a pipelined connection of our
+ * own next to the user's pool, which would bypass the pool they gave us (its size, its TLS, its
+ * credentials) for the writes. The lease statements share the pool too, so they have its lock
+ * timeout, not the short one of the store's own lease pool.
+ */
+function createStoreOnPool(opts: PostgresStoreOptions & { pool: pg.Pool }): EventStore {
+  const { pool } = opts;
+  const schema = schemaNames(opts.schema);
+  const onError = opts.onError ?? (() => {});
+  // The user's pool may have no error listener of its own; an idle client that dies emits here.
+  const onPoolError = (err: Error) => onError(err);
+  pool.on("error", onPoolError);
+  const shared = poolDb(pool);
+  const db: Db = {
+    ...shared,
+    batch: (statements) =>
+      shared.transaction(async (tx) => {
+        const rows: Row[][] = [];
+        for (const st of statements) rows.push((await tx.query(st.text, st.params)).rows);
+        return rows;
+      }),
+    async close() {
+      pool.off("error", onPoolError); // the pool is the application's: left open
+    },
+  };
+  return createEventStore({
+    kind: "postgres",
+    db: opts.instrument ? opts.instrument(db) : db,
+    schema,
+    writer: opts.writer,
+    retry: opts.retry,
+    listener: (handlers) =>
+      createPgListener({
+        async client() {
+          const client = await pool.connect();
+          // Destroyed, not returned: a session that LISTENs must not serve the pool's next query.
+          return { client, dispose: async () => client.release(true) };
+        },
         channel: schema.channel,
         onPayload: handlers.onPayload,
         onReconnect: handlers.onReconnect,

@@ -17,7 +17,7 @@ import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts"
 import { selectAdmissionView } from "./sql/admission-view.ts";
 import { selectCheckpoint } from "./sql/checkpoints.ts";
 import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.ts";
-import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseLease } from "./sql/leases.ts";
+import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseAllLeases, releaseLease } from "./sql/leases.ts";
 import { insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
 import { deleteThread, insertThread, selectThread, selectThreadPage, type ThreadKey } from "./sql/threads.ts";
 import type { EventStore } from "./types.ts";
@@ -197,6 +197,7 @@ export function createEventStore(parts: StoreParts): EventStore {
     heartbeat: (owner, threadIds, ttlMs) =>
       threadIds.length === 0 ? Promise.resolve([]) : heartbeatLeases(leaseDb, s, owner, threadIds, ttlMs),
     releaseLease: (threadId, owner) => retry(() => releaseLease(leaseDb, s, threadId, owner)),
+    releaseAllLeases: (owner) => retry(() => releaseAllLeases(leaseDb, s, owner)),
     claimExpired: (owner, ttlMs, limit) => retry(() => claimExpiredLeases(leaseDb, s, owner, ttlMs, limit)),
 
     compact: (olderThanMs) => retry(() => deleteStreamEvents(db, s, olderThanMs, STREAM_EVENT_TYPES)),

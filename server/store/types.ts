@@ -191,6 +191,8 @@ export interface EventStore {
   /** Extends the leases `owner` holds on these threads; returns the ids it still holds. */
   heartbeat(owner: string, threadIds: string[], ttlMs: number): Promise<string[]>;
   releaseLease(threadId: string, owner: string): Promise<void>;
+  /** Frees every lease `owner` holds (claimable at once); returns those threads' ids. */
+  releaseAllLeases(owner: string): Promise<string[]>;
   /**
    * Claims up to `limit` active threads (PENDING/RUNNING/CANCELLING) with an active run whose
    * lease expired (or was never taken), with FOR UPDATE SKIP LOCKED so that two instances never

@@ -208,7 +208,7 @@ export function workspaceTools(opts: WorkspaceToolsOptions = {}): ToolDefinition
   const read = defineTool({
     name: "read",
     description: `Read a file of the workspace (text, or an image: png, jpg, gif, webp). Returns up to ${READ_DEFAULT_LINES} lines by default; offset is the first line (1-based), limit the number of lines.`,
-    parameters: z.object({
+    inputSchema: z.object({
       path: z.string().describe("path relative to the workspace"),
       offset: z.number().int().min(1).optional().describe("first line to read, 1-based"),
       limit: z.number().int().min(1).optional().describe(`number of lines (default ${READ_DEFAULT_LINES})`),
@@ -263,7 +263,7 @@ export function workspaceTools(opts: WorkspaceToolsOptions = {}): ToolDefinition
   const write = defineTool({
     name: "write",
     description: "Create or overwrite a file of the workspace with `content` (parent directories are created).",
-    parameters: z.object({ path: z.string(), content: z.string() }),
+    inputSchema: z.object({ path: z.string(), content: z.string() }),
     async execute({ path: p, content }, ctx) {
       const h = host();
       const dir = await workspaceOf(h, ctx);
@@ -292,7 +292,7 @@ export function workspaceTools(opts: WorkspaceToolsOptions = {}): ToolDefinition
     name: "edit",
     description:
       "Replace `old_string` with `new_string` in a file of the workspace. old_string must match exactly (whitespace included) and exactly once, unless replace_all is true.",
-    parameters: z.object({
+    inputSchema: z.object({
       path: z.string(),
       old_string: z.string().min(1),
       new_string: z.string(),
@@ -329,7 +329,7 @@ export function workspaceTools(opts: WorkspaceToolsOptions = {}): ToolDefinition
   const bash = defineTool({
     name: "bash",
     description: `Run a shell command (bash) in the workspace, in a sandbox: no network, only the workspace is writable. Streams its output. Default timeout ${BASH_DEFAULT_TIMEOUT_S} s, at most ${COMMAND_MAX_TIMEOUT_S}.`,
-    parameters: z.object({
+    inputSchema: z.object({
       command: z.string().min(1),
       timeout: z.number().positive().max(COMMAND_MAX_TIMEOUT_S).optional().describe("seconds"),
     }),
@@ -341,7 +341,7 @@ export function workspaceTools(opts: WorkspaceToolsOptions = {}): ToolDefinition
   const run = defineTool({
     name: "run",
     description: `Run a short Python or Node.js program in the sandbox (cwd: the workspace, no network). Default timeout ${RUN_DEFAULT_TIMEOUT_S} s.`,
-    parameters: z.object({
+    inputSchema: z.object({
       language: z.enum(["python", "node"]),
       code: z.string().min(1),
       timeout: z.number().positive().max(COMMAND_MAX_TIMEOUT_S).optional().describe("seconds"),
@@ -355,7 +355,7 @@ export function workspaceTools(opts: WorkspaceToolsOptions = {}): ToolDefinition
   const grep = defineTool({
     name: "grep",
     description: `Search file contents with an extended regular expression (grep -E). path: a file or directory (default the workspace); glob: file names to search (e.g. "*.ts"); type: a language (ts, js, py, rust, go, md, json…). Binary files, .git and node_modules are skipped. Output up to ${GREP_OUTPUT_MAX_BYTES} bytes.`,
-    parameters: z.object({
+    inputSchema: z.object({
       pattern: z.string().min(1),
       path: z.string().optional(),
       glob: z.string().optional(),
@@ -392,7 +392,7 @@ export function workspaceTools(opts: WorkspaceToolsOptions = {}): ToolDefinition
   const find = defineTool({
     name: "find",
     description: `Find files by glob pattern ("*.ts", "src/**/*.test.ts"); path: where to look (default the workspace). .git and node_modules are skipped. Up to ${FIND_MAX_RESULTS} results.`,
-    parameters: z.object({ pattern: z.string().min(1), path: z.string().optional() }),
+    inputSchema: z.object({ pattern: z.string().min(1), path: z.string().optional() }),
     async execute({ pattern, path: p = "." }, ctx) {
       const dir = await workspaceOf(host(), ctx);
       const r = await resolve(dir, p, { kind: "dir" });
@@ -428,7 +428,7 @@ export function workspaceTools(opts: WorkspaceToolsOptions = {}): ToolDefinition
   const ls = defineTool({
     name: "ls",
     description: `List a directory of the workspace (default the workspace itself): directories end with "/". Up to ${LS_MAX_ENTRIES} entries.`,
-    parameters: z.object({ path: z.string().optional() }),
+    inputSchema: z.object({ path: z.string().optional() }),
     async execute({ path: p = "." }, ctx) {
       const dir = await workspaceOf(host(), ctx);
       const r = await resolve(dir, p, { kind: "dir" });

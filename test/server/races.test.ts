@@ -200,7 +200,7 @@ describe.each(backends())("a failure outside the run loop on %s", (backend) => {
       store,
       logger: pino({ level: "silent" }),
       agents: [gated.agent],
-      models: () => {
+      model: () => {
         calls++;
         throw new Error("the model factory broke");
       },

@@ -85,7 +85,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     store,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
     agents: opts.agents ?? [defaultAgent({ planStepDelayMs: 20 })],
-    ...(opts.model !== undefined && { models: opts.model }),
+    ...(opts.model !== undefined && { model: opts.model }),
     instanceId: opts.instanceId,
     ...(opts.workspace && { workspace: opts.workspace(config) }),
   });

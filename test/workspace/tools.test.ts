@@ -44,7 +44,7 @@ const ctx = (): ToolContext => ({
 
 async function call(name: string, args: unknown): Promise<unknown> {
   const tool = tools.get(name)!;
-  return tool.execute(tool.parameters.parse(args), ctx());
+  return tool.execute(tool.inputSchema.parse(args), ctx());
 }
 
 beforeAll(async () => {

@@ -26,7 +26,7 @@ export function agenticGenerativeUiAgent(opts: GenerativeUiOptions = {}): AgentD
   const executePlan = defineTool({
     name: "execute_plan",
     description: "Carry out a plan step by step. Its steps and their progress are shown to the user live.",
-    parameters: ExecutePlanArgsSchema,
+    inputSchema: ExecutePlanArgsSchema,
     async execute({ goal, steps }, ctx) {
       // `add` replaces an existing member, so a second plan in the thread starts afresh.
       await ctx.state.patch([

@@ -12,7 +12,7 @@ export function backendToolRenderingAgent(): AgentDefinition {
   const getWeather = defineTool({
     name: "get_weather",
     description: "Current weather for a city: temperature (°C), conditions, humidity, wind.",
-    parameters: GetWeatherArgsSchema,
+    inputSchema: GetWeatherArgsSchema,
     execute: ({ location }) => forecast(location),
   });
   return defineAgent({

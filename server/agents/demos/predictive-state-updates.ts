@@ -19,7 +19,7 @@ export function predictiveStateUpdatesAgent(): AgentDefinition {
   const writeDocument = defineTool({
     name: "write_document",
     description: "Write the shared document (state.document): always give the whole new text, not a change.",
-    parameters: WriteDocumentArgsSchema,
+    inputSchema: WriteDocumentArgsSchema,
     async execute({ document }, ctx) {
       // `add` also replaces: the first document creates the member, later ones overwrite it.
       await ctx.state.patch([{ op: "add", path: "/document", value: document }]);

@@ -39,7 +39,7 @@ export function sharedStateAgent(): AgentDefinition {
     description:
       "Change the shared recipe (state.recipe). Give only the fields you change; ingredients and instructions, " +
       "when given, are the complete new lists.",
-    parameters: UpdateRecipeArgsSchema,
+    inputSchema: UpdateRecipeArgsSchema,
     async execute(changes, ctx) {
       const before = asRecord(ctx.state.get());
       // The recipe as it is now, with the user's latest edits: the run's input state.

@@ -1,10 +1,10 @@
-/** GET /api/agents: the agents this server hosts. */
+/** GET <mount>/agents: the agents this server hosts. */
 import { Router } from "express";
 import type { AgentRegistry } from "../../agents/define.ts";
 
 export function agentRoutes({ agents }: { agents: AgentRegistry }): Router {
   const router = Router();
-  router.get("/api/agents", (_req, res) => {
+  router.get("/agents", (_req, res) => {
     res.json({
       agents: agents.list().map((a) => ({
         id: a.id,

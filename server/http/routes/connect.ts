@@ -1,5 +1,5 @@
 /**
- * POST /api/agents/:agentId/connect: replay, then the live tail of the active run, then the end.
+ * POST <mount>/agents/:agentId/connect: replay, then the live tail of the active run, then the end.
  *
  * With a cursor (`Last-Event-ID`, or `lastSeenEventId` in the body): exactly the frames after
  * it, as a client that never left received them, then the active run live until its terminal
@@ -28,13 +28,13 @@ const ConnectBodySchema = z.looseObject({
 
 export function connectRoute({ store, agents, metrics }: { store: EventStore; agents: AgentRegistry; metrics: Metrics }): Router {
   const router = Router();
-  router.post("/api/agents/:agentId/connect", async (req, res) => {
+  router.post("/agents/:agentId/connect", async (req, res) => {
     if (!req.is("application/json")) {
       return sendError(res, 415, "UNSUPPORTED_MEDIA_TYPE", "Send `{ \"threadId\": \"...\" }` as JSON with `Content-Type: application/json`.");
     }
     const agentId = req.params.agentId;
     if (!agents.get(agentId)) {
-      return sendError(res, 404, "AGENT_NOT_FOUND", `There is no agent "${agentId}". GET /api/agents lists the agents this server hosts.`);
+      return sendError(res, 404, "AGENT_NOT_FOUND", `There is no agent "${agentId}". GET ${req.baseUrl}/agents lists the agents this server hosts.`);
     }
     const body = ConnectBodySchema.safeParse(req.body);
     if (!body.success) {
@@ -58,7 +58,7 @@ export function connectRoute({ store, agents, metrics }: { store: EventStore; ag
     // Another tenant's thread is not found, and answers as an unknown one: an empty stream.
     const thread = await store.getThread(threadId, callerTenant(res));
     if (thread && thread.agentId !== agentId) {
-      return sendError(res, 409, "THREAD_AGENT_MISMATCH", `Thread ${threadId} belongs to agent "${thread.agentId}"; connect through /api/agents/${thread.agentId}/connect.`);
+      return sendError(res, 409, "THREAD_AGENT_MISMATCH", `Thread ${threadId} belongs to agent "${thread.agentId}"; connect through ${req.baseUrl}/agents/${thread.agentId}/connect.`);
     }
 
     sse.open();

@@ -1,5 +1,5 @@
 /**
- * POST /api/agents/:agentId/run: an AG-UI run in, its frames out over SSE.
+ * POST <mount>/agents/:agentId/run: an AG-UI run in, its frames out over SSE.
  *
  * Everything is checked before the first byte of stream (415, 413, 404, 400, 409 as JSON);
  * then the engine appends the run to the log and this handler only reads the log back through
@@ -29,14 +29,14 @@ export interface RunRouteDeps {
 export function runRoute(deps: RunRouteDeps): Router {
   const { agents, metrics } = deps;
   const router = Router();
-  router.post("/api/agents/:agentId/run", async (req, res) => {
+  router.post("/agents/:agentId/run", async (req, res) => {
     if (!req.is("application/json")) {
       return sendError(res, 415, "UNSUPPORTED_MEDIA_TYPE", "Send the run as JSON with the header `Content-Type: application/json`.");
     }
     const agentId = req.params.agentId;
     const agent = agents.get(agentId);
     if (!agent) {
-      return sendError(res, 404, "AGENT_NOT_FOUND", `There is no agent "${agentId}". GET /api/agents lists the agents this server hosts.`, {
+      return sendError(res, 404, "AGENT_NOT_FOUND", `There is no agent "${agentId}". GET ${req.baseUrl}/agents lists the agents this server hosts.`, {
         agents: agents.list().map((a) => a.id),
       });
     }

@@ -55,7 +55,7 @@ function wantsSse(req: Request): boolean {
 export function threadRoutes({ store, engine, metrics }: { store: EventStore; engine: Engine; metrics?: Metrics }): Router {
   const router = Router();
 
-  router.get("/api/threads", async (req, res) => {
+  router.get("/threads", async (req, res) => {
     const q = ListQuerySchema.safeParse(req.query);
     if (!q.success) {
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
@@ -70,7 +70,7 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
     res.json({ threads: page.threads.map(threadJson), next: page.next });
   });
 
-  router.get("/api/threads/:threadId", async (req, res) => {
+  router.get("/threads/:threadId", async (req, res) => {
     const q = ThreadQuerySchema.safeParse(req.query);
     if (!q.success) {
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
@@ -117,7 +117,7 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
     res.json({ ...threadJson(thread), branch: wanted, current, branches, messages: then.messages, state: then.state, toolCalls: then.toolCalls, usage: then.usage });
   });
 
-  router.get("/api/threads/:threadId/events", async (req, res) => {
+  router.get("/threads/:threadId/events", async (req, res) => {
     const q = EventsQuerySchema.safeParse(req.query);
     if (!q.success) {
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
@@ -152,7 +152,7 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
     }
   });
 
-  router.post("/api/threads/:threadId/cancel", async (req, res) => {
+  router.post("/threads/:threadId/cancel", async (req, res) => {
     const { threadId } = req.params;
     const before = await store.getThread(threadId, callerTenant(res));
     if (!before) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}".`);
@@ -169,14 +169,14 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
     });
   });
 
-  router.delete("/api/threads/:threadId", async (req, res) => {
+  router.delete("/threads/:threadId", async (req, res) => {
     const { threadId } = req.params;
     const tenantId = callerTenant(res);
     const outcome = await store.deleteThread(threadId, tenantId);
     if (outcome === "not_found") return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}".`);
     if (outcome === "busy") {
       const thread = await store.getThread(threadId, tenantId);
-      return sendError(res, 409, "THREAD_ACTIVE", `Thread ${threadId} has a run that is active or queued${thread ? ` (it is ${thread.status})` : ""}. Cancel it first (POST /api/threads/${threadId}/cancel), wait for queued runs to finish, then delete it.`);
+      return sendError(res, 409, "THREAD_ACTIVE", `Thread ${threadId} has a run that is active or queued${thread ? ` (it is ${thread.status})` : ""}. Cancel it first (POST ${req.baseUrl}/threads/${threadId}/cancel), wait for queued runs to finish, then delete it.`);
     }
     res.status(204).end();
   });

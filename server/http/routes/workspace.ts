@@ -21,7 +21,7 @@ const FileQuerySchema = z.object({ path: z.string().min(1).max(4096) });
 export function workspaceRoutes({ store, workspaces }: { store: EventStore; workspaces: Workspaces }): Router {
   const router = Router();
 
-  router.get("/api/threads/:threadId/workspace", async (req, res) => {
+  router.get("/threads/:threadId/workspace", async (req, res) => {
     const { threadId } = req.params;
     if (!(await store.getThread(threadId, callerTenant(res)))) {
       return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}". It is created by its first run.`);
@@ -31,7 +31,7 @@ export function workspaceRoutes({ store, workspaces }: { store: EventStore; work
     res.json(await workspaces.list(dir));
   });
 
-  router.get("/api/threads/:threadId/workspace/file", async (req, res) => {
+  router.get("/threads/:threadId/workspace/file", async (req, res) => {
     const { threadId } = req.params;
     const q = FileQuerySchema.safeParse(req.query);
     if (!q.success) {

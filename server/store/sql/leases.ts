@@ -55,6 +55,22 @@ export async function releaseLease(db: Queryable, s: string, threadId: string, o
 }
 
 /**
+ * Gives back every lease `owner` holds, made claimable at once (no expiry to wait for): the
+ * last step of an instance's graceful close, so that no thread stays fenced to an instance
+ * that is gone, whatever its runs were doing when they were stopped. Returns the threads.
+ */
+export async function releaseAllLeases(db: Queryable, s: string, owner: string): Promise<string[]> {
+  const { rows } = await db.query<{ thread_id: string }>(
+    `update ${s}.threads
+     set lease_owner = null, lease_expires_at = null
+     where lease_owner = $1::text
+     returning thread_id`,
+    [owner],
+  );
+  return rows.map((r) => r.thread_id);
+}
+
+/**
  * Claims active threads (protocol/lifecycle.ts ACTIVE_STATUSES) with a run and no live lease: the work
  * of an instance that died. SKIP LOCKED lets concurrent claimers pass each other's candidates,
  * and the row lock re-checks the condition on the newest row version, so a thread is never

@@ -1,0 +1,39 @@
+/**
+ * The `database` option to an event store: a URL opens the store's own Postgres pools, the
+ * application's pg.Pool or PGlite instance is used as it is (and left open by close()), and
+ * nothing means DATABASE_URL or, without it, the embedded PGlite under DATA_DIR.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { dbTimeouts, type Config } from "./config.ts";
+import type { DatabaseOption } from "./options.ts";
+import { ThreadlineOptionsError } from "./options.ts";
+import { createPgliteStore, createPostgresStore, createStore, type CommonStoreOptions } from "./store/index.ts";
+import type { EventStore } from "./store/types.ts";
+
+export function openDatabase(database: DatabaseOption | undefined, config: Config, common: CommonStoreOptions): EventStore {
+  const options = { ...common, schema: config.DATABASE_SCHEMA, retry: { maxElapsedMs: config.DB_RETRY_MAX_MS } };
+  if (database === undefined || typeof database === "string") {
+    // resolveConfig put a URL given as `database` into DATABASE_URL.
+    return createStore({ ...options, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, timeouts: dbTimeouts(config) });
+  }
+  if (isPgPool(database)) return createPostgresStore({ ...options, connectionString: "", pool: database });
+  if (isPglite(database)) return createPgliteStore({ ...options, pglite: database });
+  throw new ThreadlineOptionsError("database must be a Postgres URL, a pg.Pool or a PGlite instance.");
+}
+
+/**
+ * Checked by shape as well as by class: an application may bring its own copy of pg (another
+ * version in its node_modules), whose Pool is not this package's class.
+ */
+function isPgPool(value: object): value is pg.Pool {
+  if (value instanceof pg.Pool) return true;
+  const v = value as Record<string, unknown>;
+  return typeof v.connect === "function" && typeof v.query === "function" && typeof v.end === "function" && typeof v.totalCount === "number";
+}
+
+function isPglite(value: object): value is PGlite {
+  if (value instanceof PGlite) return true;
+  const v = value as Record<string, unknown>;
+  return typeof v.query === "function" && typeof v.exec === "function" && typeof v.listen === "function" && typeof v.transaction === "function";
+}

@@ -1,0 +1,99 @@
+/**
+ * The API as one Express router, mountable under any path (`app.use("/ai", router)`): the AG-UI
+ * run and connect routes, the agents, threads and workspace routes, and the edge rules in front
+ * of them. Every path here is relative to the mount; a message that names a route names it under
+ * `req.baseUrl`, the mount the request came through.
+ *
+ * The edge runs before any route reads the body or the store: who is calling (auth), browser
+ * rules, the parse, the limits, the ids in the path. Each refusal goes to the router's own error
+ * handler, so the host app's error handling (or its absence) never decides what our clients see.
+ */
+import express, { Router, type RequestHandler } from "express";
+import type { Logger } from "pino";
+import type { AgentRegistry } from "../agents/define.ts";
+import type { Engine } from "../engine/engine.ts";
+import { ServiceUnavailableError } from "../errors.ts";
+import type { Metrics } from "../metrics.ts";
+import type { EventStore } from "../store/types.ts";
+import type { ApiKey } from "../tenant.ts";
+import type { Workspaces } from "../workspace/workspaces.ts";
+import { resolveTenant, type AuthHook } from "./auth.ts";
+import { errorHandler, sendError } from "./errors.ts";
+import { validatePathIds } from "./ids.ts";
+import { DEFAULT_INPUT_LIMITS, enforceInputLimits, type InputLimits } from "./limits.ts";
+import { agentRoutes } from "./routes/agents.ts";
+import { connectRoute } from "./routes/connect.ts";
+import { runRoute } from "./routes/run.ts";
+import { threadRoutes } from "./routes/threads.ts";
+import { workspaceRoutes } from "./routes/workspace.ts";
+import { checkOrigin, requireJsonBodies } from "./web.ts";
+
+export interface EdgeOptions {
+  /** A run carries the whole conversation; 4 MB holds long threads with a few inline images. */
+  maxBodyBytes: number;
+  limits: InputLimits;
+  allowedOrigins: string[];
+  metricsToken?: string;
+}
+
+export const DEFAULT_EDGE: EdgeOptions = { maxBodyBytes: 4 * 1024 * 1024, limits: DEFAULT_INPUT_LIMITS, allowedOrigins: [] };
+
+export interface RouterDeps {
+  store: EventStore;
+  engine: Engine;
+  agents: AgentRegistry;
+  metrics: Metrics;
+  logger: Logger;
+  apiKeys: readonly ApiKey[];
+  /** The application's own authentication; when given, it decides the tenant instead of the keys. */
+  auth?: AuthHook;
+  /** The threads' workspaces (coding agent): GET <mount>/threads/:threadId/workspace[/file]. */
+  workspaces?: Workspaces;
+  /** Input limits and browser rules; defaults as in the README's "Limits and failure modes". */
+  edge?: EdgeOptions;
+  /** False until the store is migrated and the engine runs (Threadline.start()): requests get 503. */
+  started?: () => boolean;
+}
+
+/**
+ * Auth, origin, JSON-only bodies, the parse and the input limits: what every request under the
+ * API passes first. Shared with the CopilotKit mount, whose requests carry the same bodies.
+ */
+export function edgeMiddleware(deps: Pick<RouterDeps, "apiKeys" | "auth" | "edge">): RequestHandler[] {
+  const edge = deps.edge ?? DEFAULT_EDGE;
+  return [
+    resolveTenant({ apiKeys: deps.apiKeys, auth: deps.auth }),
+    checkOrigin(edge.allowedOrigins),
+    requireJsonBodies(),
+    express.json({ limit: edge.maxBodyBytes, type: "application/json" }),
+    enforceInputLimits(edge.limits),
+  ];
+}
+
+/** 503 until the store is migrated and the engine runs (Threadline.start()). */
+export function notStarted(started: () => boolean): RequestHandler {
+  return (_req, _res, next) => {
+    if (started()) return next();
+    next(new ServiceUnavailableError("NOT_STARTED", "Threadline is starting (or was never started: the application must `await threadline.start()`). Try again in a moment.", 1));
+  };
+}
+
+export function createRouter(deps: RouterDeps): Router {
+  const router = Router();
+  if (deps.started) router.use(notStarted(deps.started));
+  router.use(edgeMiddleware(deps));
+  router.use("/agents/:agentId", validatePathIds("agentId"));
+  router.use("/threads/:threadId", validatePathIds("threadId"));
+  router.use(agentRoutes(deps));
+  router.use(runRoute(deps));
+  router.use(connectRoute(deps));
+  router.use(threadRoutes(deps));
+  if (deps.workspaces) router.use(workspaceRoutes({ store: deps.store, workspaces: deps.workspaces }));
+  // Everything under the mount answers JSON: an unknown path must not fall through to the host
+  // app, whose 404 (an HTML page, or its SPA's index.html) an API client cannot read.
+  router.use((req, res) => {
+    sendError(res, 404, "NOT_FOUND", `No route ${req.method} ${req.originalUrl}. This API is mounted at ${req.baseUrl || "/"}: POST ${req.baseUrl}/agents/<agentId>/run, GET ${req.baseUrl}/agents, GET ${req.baseUrl}/threads (the README lists them all).`);
+  });
+  router.use(errorHandler(deps.logger));
+  return router;
+}
