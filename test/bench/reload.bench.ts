@@ -12,6 +12,7 @@ import type { WorkflowEvent } from "../../protocol/events.ts";
 import { reconstruct } from "../../protocol/reconstruct.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { backends, startTestServer } from "../support/server.ts";
+import { readSseFrames } from "../support/sse-client.ts";
 
 const INPUT_MESSAGES = 20_000;
 const RUNS = 160;
@@ -90,8 +91,7 @@ async function measure(fn: () => Promise<string>): Promise<{ ms: number; maxBloc
 /** Reads a streamed response to its end; returns the number of SSE frames. */
 async function drain(res: Response): Promise<number> {
   let frames = 0;
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body!) frames += decoder.decode(chunk, { stream: true }).split("\n\n").length - 1;
+  for await (const _ of readSseFrames(res.body!)) frames++;
   return frames;
 }
 
