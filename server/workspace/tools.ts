@@ -78,7 +78,8 @@ export function workspaceHostFromConfig(config: Config): WorkspaceHost {
 let envHost: WorkspaceHost | undefined;
 /** The host of the process environment, built once (workspaceTools() without options). */
 export function defaultWorkspaceHost(): WorkspaceHost {
-  return (envHost ??= workspaceHostFromConfig(loadConfig()));
+  envHost ??= workspaceHostFromConfig(loadConfig());
+  return envHost;
 }
 
 /** A refusal or failure the model should read: the call's error result. */
@@ -276,7 +277,9 @@ export function workspaceTools(opts: WorkspaceToolsOptions = {}): ToolDefinition
         action = "updated";
         // Run again after a crash (or asked twice): the file already holds it; nothing to write.
         const fh = await openNoFollow(r.abs, constants.O_RDONLY);
-        const now = r.stat.size === size ? await fh.readFile("utf8").finally(() => fh.close()) : (await fh.close(), undefined);
+        let now: string | undefined;
+        if (r.stat.size === size) now = await fh.readFile("utf8").finally(() => fh.close());
+        else await fh.close();
         unchanged = now === content;
       }
       if (!unchanged) {

@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import type { Fixture } from "@copilotkit/aimock";
 import type { Message } from "@ag-ui/core";
-import fjp from "fast-json-patch";
+import type fjp from "fast-json-patch";
 import { z } from "zod";
 import { expect, it } from "vitest";
 import { defineAgent, defineTool } from "../../server/agents/define.ts";

@@ -33,7 +33,7 @@ export const FRONTEND_TOOL = {
 /** Deterministic prose: `words` words cycling through a fixed vocabulary. */
 export function prose(words: number, seed = 0): string {
   const vocab = ["durable", "threads", "replay", "the", "log", "never", "forgets", "a", "frame", "cursor", "résumé", "°C"];
-  return Array.from({ length: words }, (_, i) => vocab[(i * 7 + seed) % vocab.length]).join(" ") + ".";
+  return `${Array.from({ length: words }, (_, i) => vocab[(i * 7 + seed) % vocab.length]).join(" ")}.`;
 }
 
 export const LONG_INTRO = prose(120, 1);
