@@ -113,7 +113,10 @@ for (const backend of backends()) {
     const rows: [string, () => Promise<string>][] = [
       ["baseline: the log read in pages, nothing done with it", async () => {
         let n = 0;
-        for (let after = 0, page; (page = await server.store.read(threadId, { after, limit: server.store.logPageSize })).length > 0; after = page.at(-1)!.seq) {
+        for (let after = 0; ; ) {
+          const page = await server.store.read(threadId, { after, limit: server.store.logPageSize });
+          if (page.length === 0) break;
+          after = page.at(-1)!.seq;
           n += page.length;
           await new Promise((r) => setImmediate(r)); // as the streams do between pages
         }
