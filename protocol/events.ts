@@ -27,17 +27,14 @@ const toolCallId = z.string().min(1);
 
 /** Why a workflow stopped and waits: the AG-UI run ends, the thread stays open. */
 export const SuspendReasonSchema = z.enum(["input", "frontend_tool", "approval", "interrupt"]);
-export type SuspendReason = z.infer<typeof SuspendReasonSchema>;
 
 /** Who put a message in the log: the client's run input, or the agent itself. */
 export const MessageSourceSchema = z.enum(["input", "agent"]);
-export type MessageSource = z.infer<typeof MessageSourceSchema>;
 
 export const ErrorInfoSchema = z.object({
   code: z.string().min(1),
   message: z.string(),
 });
-export type ErrorInfo = z.infer<typeof ErrorInfoSchema>;
 
 function event<T extends string, D extends z.ZodType>(type: T, data: D) {
   return z.object({ type: z.literal(type), data });
@@ -104,7 +101,6 @@ export const WorkflowCancelledSchema = event(
 // ---- durable: interrupts (protocol/interrupts.ts has the rules and the wire shapes) ---------
 
 export const InterruptKindSchema = z.enum(["approval", "input"]);
-export type InterruptKind = z.infer<typeof InterruptKindSchema>;
 
 /**
  * A backend step asks a person: a tool marked `needsApproval` (kind approval) or a tool that
@@ -171,7 +167,6 @@ export const BranchForkedSchema = event(
 // ---- durable: tasks -----------------------------------------------------------------------
 
 export const TaskKindSchema = z.enum(["llm", "tool"]);
-export type TaskKind = z.infer<typeof TaskKindSchema>;
 
 export const TaskCreatedSchema = event(
   "task.created",

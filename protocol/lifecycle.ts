@@ -143,7 +143,7 @@ export const CANCEL_EVENT_TYPES = ["workflow.cancelling", "workflow.cancelled"] 
 export const CANCEL_STATUSES = ["CANCELLING", "CANCELLED"] as const satisfies readonly ThreadStatus[];
 export type CancelStatus = (typeof CANCEL_STATUSES)[number];
 export function isCancelEvent(e: { type: string }): boolean {
-  return e.type === "workflow.cancelling" || e.type === "workflow.cancelled";
+  return (CANCEL_EVENT_TYPES as readonly string[]).includes(e.type);
 }
 
 /**

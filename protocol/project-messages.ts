@@ -52,10 +52,12 @@ export function projectAgentMessage(m: Message, s: RunScope, shown: Shown, out: 
       out.push({ type: EventType.ACTIVITY_SNAPSHOT, messageId: m.id, activityType: m.activityType, content: m.content });
       return;
     case "user":
-      return text(s, shown, m.id, toolContentText(m.content), "user", out);
+      text(s, shown, m.id, toolContentText(m.content), "user", out);
+      return;
     case "system":
     case "developer":
-      return text(s, shown, m.id, m.content, m.role, out);
+      text(s, shown, m.id, m.content, m.role, out);
+      return;
   }
 }
 

@@ -40,26 +40,18 @@
  * another is open ends the old one with RUN_ERROR{code:"SUPERSEDED"} (the status machine forbids
  * both, but a client would otherwise reject every later frame of the thread).
  */
-import { EventType, type AGUIEvent, type Context, type Message, type RunAgentInput, type Tool } from "@ag-ui/core";
+import { EventType, type AGUIEvent, type Message } from "@ag-ui/core";
 import { runIdOf, type EventOf, type StoredEvent } from "./events.ts";
-import { compareFrameIds, framesAt, parseFrameId, sumUsage, wireMessage, type Frame } from "./frames.ts";
+import { compareFrameIds, framesAt, parseFrameId, wireMessage, type Frame } from "./frames.ts";
 import { keptBy } from "./branches.ts";
 import { newShown, projectAgentMessage } from "./project-messages.ts";
+import { interruptToolCall, runErrorEvent, runFinishedEvent, runStartedEvent, type RunInput } from "./project-run.ts";
 import { RunScope } from "./project-scope.ts";
-import { INTERRUPT_TOOL_NAME, interruptToolArgs, wantsInterruptTool, wireInterrupt, type InterruptRequest } from "./interrupts.ts";
+import { isStreamEvent, projectStreamEvent } from "./project-stream.ts";
+import { wantsInterruptTool, type InterruptRequest } from "./interrupts.ts";
 import { applyStatePatch } from "./state.ts";
 
 export type { Frame } from "./frames.ts";
-
-interface RunInput {
-  parentRunId?: string;
-  tools: Tool[];
-  context: Context[];
-  forwardedProps?: unknown;
-  messages: Message[];
-  /** message id -> index in `messages`: an input of thousands of messages upserts in O(1) each */
-  index: Map<string, number>;
-}
 
 type MessageData = EventOf<"message.appended">["data"];
 
@@ -151,39 +143,58 @@ export class Projector {
   private apply(e: StoredEvent, out: AGUIEvent[]): void {
     const runId = runIdOf(e) ?? e.runId ?? undefined;
     const s = this.active(runId);
+    if (isStreamEvent(e)) {
+      projectStreamEvent(e, s, this.shown, out);
+      return;
+    }
     switch (e.type) {
-      case "run.accepted": {
-        const { runId: id, parentRunId, tools, context, forwardedProps } = e.data;
-        const known = this.inputs.get(id);
-        const messages = known?.messages ?? [];
-        const index = known?.index ?? new Map<string, number>();
-        this.inputs.set(id, { tools, context, messages, index, ...(parentRunId !== undefined && { parentRunId }), forwardedProps });
-        this.lastAccepted = id;
-        return;
-      }
+      case "run.accepted":
+        this.onAccepted(e.data);
+        break;
       case "message.appended":
-        return this.onMessage(e.data, runId, s, out);
+        this.onMessage(e.data, runId, s, out);
+        break;
       case "state.set":
         this.state = e.data.state;
         if (s) this.snapshot(s, out);
-        return;
-      case "state.patched": {
-        const next = applyStatePatch(this.state, e.data.patch);
-        // A patch that does not apply changes nothing, as on the client (which only warns).
-        if (!next) return;
-        this.state = next.value;
-        // Every run opens with a snapshot, so the else is a guard: a delta never goes out without
-        // a base in its run (0.0.59 and 1.0 apply it to whatever state they hold).
-        if (s?.snapshotSent) out.push({ type: EventType.STATE_DELTA, delta: e.data.patch });
-        else if (s) this.snapshot(s, out);
-        return;
-      }
+        break;
+      case "state.patched":
+        this.onPatched(e.data.patch, s, out);
+        break;
       case "usage.recorded":
         s?.usage.push(e.data.usage);
-        return;
+        break;
+      case "interrupt.requested": {
+        const list = this.asked.get(e.data.runId) ?? [];
+        if (!list.some((r) => r.interruptId === e.data.interruptId)) list.push(e.data);
+        this.asked.set(e.data.runId, list);
+        break;
+      }
+      case "branch.forked":
+        this.onForked(e.data);
+        break;
+      case "workflow.started":
+      case "workflow.resumed":
+      case "workflow.suspended":
+      case "workflow.completed":
+      case "workflow.failed":
+      case "workflow.cancelled":
+        this.applyLifecycle(e, out);
+        break;
+      case "interrupt.resolved":
+      case "thread.created":
+      case "workflow.cancelling":
+      case "signal.received":
+        break;
+    }
+  }
+
+  /** The events that open a run on the wire or end it. */
+  private applyLifecycle(e: StoredEvent, out: AGUIEvent[]): void {
+    switch (e.type) {
       case "workflow.started":
         this.enter(e.data.runId, out)?.closeAll(out);
-        return;
+        break;
       case "workflow.resumed": {
         // The dead worker's half-streamed message is closed, then superseded: a snapshot of the
         // durable conversation (which never had it) makes every client drop it, so what a live
@@ -192,102 +203,68 @@ export class Projector {
         // request is re-issued from the start, so its text would repeat).
         const scope = this.enter(e.data.runId, out);
         if (scope) this.closeAndResync(scope, out);
-        return;
+        break;
       }
-      case "interrupt.requested": {
-        const list = this.asked.get(e.data.runId) ?? [];
-        if (!list.some((r) => r.interruptId === e.data.interruptId)) list.push(e.data);
-        this.asked.set(e.data.runId, list);
-        return;
-      }
-      case "interrupt.resolved":
-        return;
-      case "branch.forked": {
-        // Clients that did not send this run (another tab, a follower) hold the branch left
-        // behind: the run opens with a MESSAGES_SNAPSHOT of the new one (enter()).
-        const kept = keptBy(this.conversation, e.data.keepThrough);
-        this.conversation.length = 0;
-        this.conversationIndex.clear();
-        for (const m of kept) this.remember(m);
-        this.forkedRuns.add(e.data.runId);
-        return;
-      }
-      case "workflow.suspended": {
-        const { runId: id, interruptIds } = e.data;
-        const asked = this.asked.get(id) ?? [];
-        const interrupts = (interruptIds ?? []).flatMap((i) => asked.filter((r) => r.interruptId === i));
-        this.asked.delete(id);
-        if (interrupts.length === 0) return this.finish(id, out, (sc) => this.runFinished(sc));
-        if (this.interruptToolRuns.delete(id)) {
-          return this.finish(id, out, (sc) => [...interrupts.flatMap((r) => interruptToolCall(sc, r)), this.runFinished(sc)]);
-        }
-        return this.finish(id, out, (sc) => this.runFinished(sc, undefined, interrupts));
-      }
+      case "workflow.suspended":
+        this.onSuspended(e.data.runId, e.data.interruptIds, out);
+        break;
       case "workflow.completed": {
         const { result } = e.data;
-        return this.finish(e.data.runId, out, (sc) => this.runFinished(sc, result));
+        this.finish(e.data.runId, out, (sc) => runFinishedEvent(this.threadId!, sc, result));
+        break;
       }
       case "workflow.failed": {
         const { code, message } = e.data.error;
-        return this.finish(e.data.runId, out, (sc) => runError(sc, message, code));
+        this.finish(e.data.runId, out, (sc) => runErrorEvent(sc, message, code));
+        break;
       }
       case "workflow.cancelled": {
         const message = e.data.reason ? `Run cancelled: ${e.data.reason}` : "Run cancelled";
-        return this.finish(e.data.runId, out, (sc) => runError(sc, message, "CANCELLED"));
+        this.finish(e.data.runId, out, (sc) => runErrorEvent(sc, message, "CANCELLED"));
+        break;
       }
-      case "text.started":
-        if (s?.openText(e.data.messageId, out)) this.shown.text.add(e.data.messageId);
-        return;
-      case "text.delta":
-        return s?.textDelta(e.data.messageId, e.data.delta, out);
-      case "text.ended":
-        return s?.closeText(e.data.messageId, out);
-      case "reasoning.started":
-        if (s?.openReasoning(e.data.messageId, out)) this.shown.reasoning.add(e.data.messageId);
-        return;
-      case "reasoning.delta":
-        return s?.reasoningDelta(e.data.messageId, e.data.delta, out);
-      case "reasoning.ended":
-        return s?.closeReasoning(e.data.messageId, out);
-      case "toolcall.started": {
-        const { toolCallId, name, parentMessageId } = e.data;
-        if (s?.openToolCall(toolCallId, name, parentMessageId, out)) this.shown.toolCalls.add(toolCallId);
-        return;
-      }
-      case "toolcall.args":
-        return s?.toolCallArgs(e.data.toolCallId, e.data.delta, out);
-      case "toolcall.ended":
-        return s?.closeToolCall(e.data.toolCallId, out);
-      case "task.created":
-        return s?.openStep(e.data.taskId, e.data.name, out);
-      case "task.completed":
-      case "task.failed":
-        return s?.closeStep(e.data.taskId, out);
-      case "terminal.output": {
-        const { toolCallId, stream, data } = e.data;
-        if (s) out.push({ type: EventType.CUSTOM, name: "terminal", value: { toolCallId, stream, data } });
-        return;
-      }
-      case "artifact.written": {
-        const { runId: _run, ...artifact } = e.data;
-        if (s) out.push({ type: EventType.CUSTOM, name: "artifact", value: artifact });
-        return;
-      }
-      case "activity.snapshot": {
-        const { messageId, activityType, content } = e.data;
-        if (s) out.push({ type: EventType.ACTIVITY_SNAPSHOT, messageId, activityType, content });
-        return;
-      }
-      case "activity.delta": {
-        const { messageId, activityType, patch } = e.data;
-        if (s) out.push({ type: EventType.ACTIVITY_DELTA, messageId, activityType, patch });
-        return;
-      }
-      case "thread.created":
-      case "workflow.cancelling":
-      case "signal.received":
-        return;
     }
+  }
+
+  private onAccepted(data: EventOf<"run.accepted">["data"]): void {
+    const { runId, parentRunId, tools, context, forwardedProps } = data;
+    const known = this.inputs.get(runId);
+    const messages = known?.messages ?? [];
+    const index = known?.index ?? new Map<string, number>();
+    this.inputs.set(runId, { tools, context, messages, index, ...(parentRunId !== undefined && { parentRunId }), forwardedProps });
+    this.lastAccepted = runId;
+  }
+
+  private onPatched(patch: EventOf<"state.patched">["data"]["patch"], s: RunScope | undefined, out: AGUIEvent[]): void {
+    const next = applyStatePatch(this.state, patch);
+    // A patch that does not apply changes nothing, as on the client (which only warns).
+    if (!next) return;
+    this.state = next.value;
+    // Every run opens with a snapshot, so the else is a guard: a delta never goes out without
+    // a base in its run (0.0.59 and 1.0 apply it to whatever state they hold).
+    if (s?.snapshotSent) out.push({ type: EventType.STATE_DELTA, delta: patch });
+    else if (s) this.snapshot(s, out);
+  }
+
+  private onForked(data: EventOf<"branch.forked">["data"]): void {
+    // Clients that did not send this run (another tab, a follower) hold the branch left
+    // behind: the run opens with a MESSAGES_SNAPSHOT of the new one (enter()).
+    const kept = keptBy(this.conversation, data.keepThrough);
+    this.conversation.length = 0;
+    this.conversationIndex.clear();
+    for (const m of kept) this.remember(m);
+    this.forkedRuns.add(data.runId);
+  }
+
+  private onSuspended(runId: string, interruptIds: readonly string[] | undefined, out: AGUIEvent[]): void {
+    const threadId = this.threadId!;
+    const asked = this.asked.get(runId) ?? [];
+    const interrupts = (interruptIds ?? []).flatMap((i) => asked.filter((r) => r.interruptId === i));
+    this.asked.delete(runId);
+    if (interrupts.length === 0) this.finish(runId, out, (sc) => runFinishedEvent(threadId, sc));
+    else if (this.interruptToolRuns.delete(runId)) {
+      this.finish(runId, out, (sc) => [...interrupts.flatMap((r) => interruptToolCall(sc, r)), runFinishedEvent(threadId, sc)]);
+    } else this.finish(runId, out, (sc) => runFinishedEvent(threadId, sc, undefined, interrupts));
   }
 
   /** The open run, if `runId` is it (an event without a run belongs to whatever run is open). */
@@ -302,13 +279,13 @@ export class Projector {
     if (this.scope) {
       const old = this.scope;
       this.finish(old.runId, out, (sc) =>
-        runError(sc, `Run ${old.runId} ended without a terminal event: run ${runId} started`, "SUPERSEDED"),
+        runErrorEvent(sc, `Run ${old.runId} ended without a terminal event: run ${runId} started`, "SUPERSEDED"),
       );
     }
     const scope = new RunScope(runId);
     this.scope = scope;
     this.started.add(runId);
-    out.push(this.runStarted(runId));
+    out.push(runStartedEvent(this.threadId!, runId, this.inputs.get(runId), this.state));
     if (wantsInterruptTool(this.inputs.get(runId)?.tools)) this.interruptToolRuns.add(runId);
     this.inputs.delete(runId); // echoed once; a run is entered once
     this.snapshot(scope, out);
@@ -346,36 +323,6 @@ export class Projector {
     s.snapshotSent = true;
   }
 
-  private runStarted(runId: string): AGUIEvent {
-    const threadId = this.threadId!;
-    const input = this.inputs.get(runId);
-    const { parentRunId, forwardedProps } = input ?? {};
-    const echo: RunAgentInput = {
-      threadId,
-      runId,
-      ...(parentRunId !== undefined && { parentRunId }),
-      messages: (input?.messages ?? []).map(wireMessage),
-      tools: input?.tools ?? [],
-      context: input?.context ?? [],
-      ...(this.state !== undefined && { state: this.state }),
-      ...(forwardedProps != null && { forwardedProps }),
-    };
-    return { type: EventType.RUN_STARTED, threadId, runId, ...(parentRunId !== undefined && { parentRunId }), input: echo };
-  }
-
-  /** `result` is omitted when absent or null: 1.0 only tolerates a null result with a warning. */
-  private runFinished(s: RunScope, result?: unknown, interrupts?: InterruptRequest[]): AGUIEvent {
-    const threadId = this.threadId!;
-    return {
-      type: EventType.RUN_FINISHED,
-      threadId,
-      runId: s.runId,
-      ...(result != null && { result }),
-      ...(interrupts?.length && { outcome: { type: "interrupt" as const, interrupts: interrupts.map(wireInterrupt) } }),
-      ...usageOf(s),
-    };
-  }
-
   private remember(m: Message): void {
     upsert(this.conversation, this.conversationIndex, m);
   }
@@ -395,23 +342,6 @@ export class Projector {
     }
     if (s) projectAgentMessage(m, s, this.shown, out);
   }
-}
-
-/** Form 2 of an interrupt: a tool call, id = interrupt id, on the message of the call it is about. */
-function interruptToolCall(s: RunScope, r: InterruptRequest): AGUIEvent[] {
-  const out: AGUIEvent[] = [];
-  s.openToolCall(r.interruptId, INTERRUPT_TOOL_NAME, r.parentMessageId, out);
-  s.toolCallArgs(r.interruptId, JSON.stringify(interruptToolArgs(r)), out);
-  s.closeToolCall(r.interruptId, out);
-  return out;
-}
-
-function runError(s: RunScope, message: string, code: string): AGUIEvent {
-  return { type: EventType.RUN_ERROR, message, code, ...usageOf(s) };
-}
-
-function usageOf(s: RunScope) {
-  return s.usage.length > 0 ? { usage: sumUsage(s.usage) } : {};
 }
 
 /**

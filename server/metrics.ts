@@ -7,7 +7,6 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 export interface Metrics {
   registry: Registry;
   runsStarted: Counter<"agent">;
-  runsEnded: Counter<"agent" | "outcome">;
   activeStreams: Gauge;
   framesSent: Counter;
   bufferedFrames: Gauge;
@@ -25,12 +24,6 @@ export function createMetrics(): Metrics {
       name: "threadline_runs_started_total",
       help: "AG-UI runs accepted",
       labelNames: ["agent"],
-      registers: [registry],
-    }),
-    runsEnded: new Counter({
-      name: "threadline_runs_ended_total",
-      help: "AG-UI runs ended, by outcome (waiting, completed, failed, cancelled)",
-      labelNames: ["agent", "outcome"],
       registers: [registry],
     }),
     activeStreams: new Gauge({

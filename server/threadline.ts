@@ -7,7 +7,7 @@
 import type { Server } from "node:http";
 import { Router, type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
-import { AgentRegistry, type AgentDefinition } from "./agents/define.ts";
+import { AgentRegistry } from "./agents/define.ts";
 import { approvalsAgent } from "./agents/approvals-agent.ts";
 import { codingAgent } from "./agents/coding-agent.ts";
 import { workspaceHostFromConfig, type WorkspaceHost } from "./workspace/tools.ts";

@@ -2,6 +2,7 @@
  * A tiny SSE reader over fetch (EventSource cannot send an Authorization header). It resumes
  * with Last-Event-ID after a dropped connection, so no event is lost or repeated.
  */
+import { parseSseBlock, SseSplitter, sseData } from "../../protocol/sse-read.ts";
 import { authHeaders } from "./api.ts";
 
 export interface SseHandlers {
@@ -27,23 +28,16 @@ export function followSse(url: string, handlers: SseHandlers): () => void {
     handlers.onOpen?.();
     delay = 500;
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
+    const splitter = new SseSplitter();
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer += value.replace(/\r\n?/g, "\n");
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        let data = "";
-        let id: string | undefined;
-        for (const line of frame.split("\n")) {
-          if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(5).replace(/^ /, "");
-          else if (line.startsWith("id:")) id = line.slice(3).trim();
-        }
-        if (id) lastId = id;
-        if (data) handlers.onEvent(JSON.parse(data), id);
+      // Proxies may rewrite line ends; the shared reader knows only LF.
+      for (const raw of splitter.push(value.replace(/\r\n?/g, "\n"))) {
+        const block = parseSseBlock(raw);
+        const data = sseData(block);
+        if (block.id) lastId = block.id;
+        if (data) handlers.onEvent(JSON.parse(data), block.id);
       }
     }
   };

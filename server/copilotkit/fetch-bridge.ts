@@ -35,7 +35,9 @@ export function toFetchRequest(req: ExpressRequest, signal: AbortSignal): Reques
 /** Writes the runtime's answer, waiting for the socket to drain between chunks. */
 export async function sendFetchResponse(res: ExpressResponse, response: Response): Promise<void> {
   res.status(response.status);
-  response.headers.forEach((value, name) => res.setHeader(name, value));
+  response.headers.forEach((value, name) => {
+    res.setHeader(name, value);
+  });
   if (!response.body) {
     res.end();
     return;

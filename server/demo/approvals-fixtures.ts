@@ -22,12 +22,6 @@ export const ScheduleMeetingArgsSchema = z.object({ title: z.string() });
 export const MEETING_SLOTS = ["Monday 10:00", "Tuesday 14:00", "Thursday 09:30"] as const;
 export const MeetingAnswerSchema = z.object({ slot: z.string() });
 
-/** Prompts for UI suggestions and tests. */
-export const APPROVAL_PROMPTS = {
-  email: "Email the team a status update",
-  meeting: "Schedule a meeting about the launch",
-} as const;
-
 function text(content: unknown): string {
   if (typeof content === "string") return content;
   return Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? "").join("") : "";

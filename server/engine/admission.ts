@@ -194,7 +194,7 @@ async function begin(
   batch.push({ type: "workflow.started", data: { runId } });
   assertInterruptOrder(batch);
   const stored = await core.store.append(threadId, batch, {
-    admit: { agentId: agent.id, tenantId, owner: core.owner, ttlMs: core.leaseTtlMs, expectedLastSeq },
+    admit: { agentId: agent.id, tenantId, leaseOwner: core.leaseOwner, ttlMs: core.leaseTtlMs, expectedLastSeq },
   });
   for (const e of stored) fold.push(e);
   core.executor.execute({

@@ -24,7 +24,7 @@ export async function cancelRun(core: EngineCore, threadId: string, reason: stri
   // Fast path when the run executes here; elsewhere its executor sees the event in the log.
   executor.abortLocal(threadId, "cancelled");
   // Nobody executes it (it ended just now, or its instance died): settle it ourselves.
-  if (!executor.isRunningLocally(threadId) && (await store.acquireLease(threadId, core.owner, core.leaseTtlMs))) {
+  if (!executor.isRunningLocally(threadId) && (await store.acquireLease(threadId, core.leaseOwner, core.leaseTtlMs))) {
     await settleCancelled(core, threadId);
   }
   return store.getThread(threadId);
@@ -40,11 +40,11 @@ export async function settleCancelled(core: EngineCore, threadId: string): Promi
       // Its commit frees the lease; releasing afterwards could strip a run started since.
       await store.append(threadId, [
         { type: "workflow.cancelled", data: { runId: thread.activeRunId, reason: "cancelled by the user" } },
-      ], { leaseOwner: core.owner });
+      ], { leaseOwner: core.leaseOwner });
       settled = true;
     }
   } finally {
-    if (!settled) await store.releaseLease(threadId, core.owner);
+    if (!settled) await store.releaseLease(threadId, core.leaseOwner);
   }
   void drainQueue(core, threadId);
 }

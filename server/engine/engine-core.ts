@@ -10,7 +10,7 @@ export interface EngineCore {
   readonly logger: Logger;
   readonly executor: RunExecutor;
   /** This process's name in lease rows: the lease owner of every run it executes. */
-  readonly owner: string;
+  readonly leaseOwner: string;
   readonly leaseTtlMs: number;
   /** True once the engine is closing: nothing new starts. */
   closed(): boolean;

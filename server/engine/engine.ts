@@ -55,7 +55,7 @@ export class Engine {
       store: opts.store,
       models: opts.models,
       logger,
-      owner: this.instanceId,
+      leaseOwner: this.instanceId,
       leaseTtlMs: this.leaseTtlMs,
       onSettled: (threadId) => drainQueue(this.#core, threadId),
     });
@@ -64,7 +64,7 @@ export class Engine {
       agents: opts.agents,
       logger,
       executor: this.#executor,
-      owner: this.instanceId,
+      leaseOwner: this.instanceId,
       leaseTtlMs: this.leaseTtlMs,
       closed: () => this.#draining || this.#closed,
     };

@@ -16,7 +16,7 @@ const CLAIMS_PER_SWEEP = 5;
 export async function sweep(core: EngineCore): Promise<void> {
   if (core.closed()) return;
   try {
-    const claimed = await core.store.claimExpired(core.owner, core.leaseTtlMs, CLAIMS_PER_SWEEP);
+    const claimed = await core.store.claimExpired(core.leaseOwner, core.leaseTtlMs, CLAIMS_PER_SWEEP);
     for (const row of claimed) await recover(core, row);
   } catch (err) {
     core.logger.warn({ err }, "recovery sweep failed; the next sweep tries again");
@@ -42,7 +42,7 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
     const agent = core.agents.get(row.agentId);
     if (!accepted) {
       log.warn("claimed a thread with no run to recover; releasing it");
-      return await core.store.releaseLease(threadId, core.owner);
+      return await core.store.releaseLease(threadId, core.leaseOwner);
     }
     const runId = accepted.data.runId;
     if (!agent) {
@@ -51,7 +51,7 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
           type: "workflow.failed",
           data: { runId, error: { code: "AGENT_NOT_FOUND", message: `Agent "${row.agentId}" is not hosted here any more.` } },
         },
-      ], { leaseOwner: core.owner });
+      ], { leaseOwner: core.leaseOwner });
       return; // the failure's commit freed the lease
     }
     if (agent.onRecovery === "fail") {
@@ -60,15 +60,15 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
           type: "workflow.failed",
           data: { runId, error: { code: "INSTANCE_LOST", message: "The server running this conversation stopped; send your message again." } },
         },
-      ], { leaseOwner: core.owner });
+      ], { leaseOwner: core.leaseOwner });
       log.info("failed a run whose instance stopped heartbeating (agent onRecovery: fail)");
       return;
     }
     const started = startedRuns.has(runId);
     const resumed: WorkflowEvent = started
-      ? { type: "workflow.resumed", data: { runId, reason: "recovered", owner: core.owner } }
+      ? { type: "workflow.resumed", data: { runId, reason: "recovered", owner: core.leaseOwner } }
       : { type: "workflow.started", data: { runId } };
-    const stored = await core.store.append(threadId, [resumed], { leaseOwner: core.owner });
+    const stored = await core.store.append(threadId, [resumed], { leaseOwner: core.leaseOwner });
     log.info("recovering a run whose instance stopped heartbeating");
     const snapshot = fold.snapshot();
     for (const e of stored) fold.push(e);

@@ -55,7 +55,7 @@ export class RunExecutor {
       store: EventStore;
       models: ModelFactory;
       logger: Logger;
-      owner: string;
+      leaseOwner: string;
       leaseTtlMs: number;
       onSettled: (threadId: string) => void | Promise<void>;
     },
@@ -110,7 +110,7 @@ export class RunExecutor {
     try {
       await this.deps.store.append(p.threadId, [
         { type: "workflow.failed", data: { runId: p.runId, error: { code: "INTERNAL_ERROR", message } } },
-      ], { leaseOwner: this.deps.owner });
+      ], { leaseOwner: this.deps.leaseOwner });
     } catch (appendErr) {
       log.error({ err: appendErr }, "could not record the run's failure; recovery will settle it once the lease expires");
       return;
@@ -130,7 +130,7 @@ export class RunExecutor {
     const sentAt = performance.now();
     this.#beating = true;
     try {
-      const held = new Set(await this.deps.store.heartbeat(this.deps.owner, threads, ttlMs));
+      const held = new Set(await this.deps.store.heartbeat(this.deps.leaseOwner, threads, ttlMs));
       for (const t of threads) {
         const run = this.#runs.get(t);
         if (!held.has(t)) this.abortLocal(t, "lease_lost");
@@ -159,7 +159,7 @@ export class RunExecutor {
     const log = logger.child({ threadId: p.threadId, runId: p.runId });
     const watcherStop = new AbortController();
     const watcher = this.#watch(p, local, watcherStop.signal, log);
-    const writer = new RunWriter(store, p.threadId, this.deps.owner, {
+    const writer = new RunWriter(store, p.threadId, this.deps.leaseOwner, {
       mayWrite: () => this.#leaseLive(p.threadId, local, log),
       onCommitted: (events) => {
         for (const e of events) p.fold.push(e);
@@ -199,7 +199,7 @@ export class RunExecutor {
   }
 
   async #settle(p: ExecuteParams, outcome: RunOutcome, writer: RunWriter, log: Logger, local: LocalRun): Promise<void> {
-    const { store, owner } = this.deps;
+    const { store, leaseOwner } = this.deps;
     const { runId, threadId } = p;
     let terminal: WorkflowEvent | undefined;
     if (outcome.kind === "waiting") {
@@ -225,7 +225,7 @@ export class RunExecutor {
     // without waiting for the lease to expire.
     if (!terminal || !this.#leaseLive(threadId, local, log)) {
       if (outcome.kind === "aborted" && (outcome.reason === "shutdown" || outcome.reason === "store_lost")) {
-        await store.releaseLease(threadId, owner).catch((err: unknown) => {
+        await store.releaseLease(threadId, leaseOwner).catch((err: unknown) => {
           log.warn({ err }, "could not release the lease; it expires by itself and recovery resumes the run then");
         });
       }
@@ -244,7 +244,7 @@ export class RunExecutor {
       // The checkpoint as of the terminal event: its position and time are the commit's.
       const end = terminal as WorkflowEvent;
       p.fold.push({ ...end, threadId, runId, seq: p.fold.lastSeq + 1, at: Date.now() } as StoredEvent);
-      await store.append(threadId, [end], { leaseOwner: this.deps.owner, checkpoint: p.fold.toState() });
+      await store.append(threadId, [end], { leaseOwner: this.deps.leaseOwner, checkpoint: p.fold.toState() });
       log.info({ outcome: outcome.kind }, "run settled");
     } catch (err) {
       log.error({ err }, "could not record the end of the run; recovery will settle it");

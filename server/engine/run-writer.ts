@@ -23,7 +23,7 @@ export class RunWriter {
     private readonly store: EventStore,
     readonly threadId: string,
     /** The lease owner every append is fenced by: the store refuses them once it lost the lease. */
-    private readonly owner: string,
+    private readonly leaseOwner: string,
     private readonly hooks: {
       /** False once this process may no longer hold the run's lease: nothing more is written. */
       mayWrite?: () => boolean;
@@ -40,7 +40,7 @@ export class RunWriter {
       this.#failure = new RunAborted("lease_lost");
       return;
     }
-    const p = this.store.append(this.threadId, events, { leaseOwner: this.owner });
+    const p = this.store.append(this.threadId, events, { leaseOwner: this.leaseOwner });
     // Appends of one writer commit in call order, and their promises settle in that order.
     const onCommitted = this.hooks.onCommitted;
     if (onCommitted) {

@@ -9,7 +9,7 @@
 import type { ContentPart, ToolCall, ToolMessage } from "@ag-ui/core";
 import fjp, { type Operation } from "fast-json-patch";
 import type { ToolContext, ToolDefinition } from "../agents/define.ts";
-import { InterruptRaised, RunAborted } from "./errors.ts";
+import { RunAborted } from "./errors.ts";
 import { toolResultContent } from "./tool-content.ts";
 import { askInterrupt, checkApproval, type InterruptTrace } from "./tool-interrupts.ts";
 import type { EventOf } from "../../protocol/events.ts";

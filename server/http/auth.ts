@@ -29,7 +29,7 @@ export function requireApiKey(keys: readonly ApiKey[]): RequestHandler {
     }
     const header = req.get("authorization") ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header);
-    const token = match?.[1]!.trim();
+    const token = match?.[1]?.trim();
     // Every key is compared (no early exit), so timing does not tell which tenant's key was close.
     let tenant: string | undefined;
     if (token !== undefined) {

@@ -79,7 +79,7 @@ interface Node {
 
 function pointerOf(node: Node | null, key?: string): string {
   const parts: string[] = key === undefined ? [] : [pointerToken(key)];
-  for (let n = node; n && n.parent; n = n.parent) parts.push(pointerToken(n.key));
+  for (let n = node; n?.parent; n = n.parent) parts.push(pointerToken(n.key));
   return parts.length === 0 ? "" : `/${parts.reverse().join("/")}`;
 }
 

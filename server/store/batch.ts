@@ -28,7 +28,7 @@ export interface PendingAppend {
   threadId: string;
   events: readonly WorkflowEvent[];
   /** Commit only while this owner holds the thread's lease (EventStore.append's `leaseOwner`). */
-  fence?: string;
+  leaseOwner?: string;
   /** A run's admission (AppendOptions.admit). Never shares a batch with its thread's other appends. */
   admit?: RunAdmission;
   /** The fold as of this append's last event (AppendOptions.checkpoint). */
@@ -51,11 +51,11 @@ export interface BatchPlan {
      */
     cancelGuards: boolean[];
     /** The lease owner the thread's appends are fenced by, or null (the writer never mixes two). */
-    fences: (string | null)[];
+    leaseOwners: (string | null)[];
     /** The admission of the thread's append, as columns (null where the append admits no run). */
     admitAgents: (string | null)[];
     admitTenants: (string | null)[];
-    admitOwners: (string | null)[];
+    admitLeaseOwners: (string | null)[];
     admitTtls: (number | null)[];
     admitSeqs: (number | null)[];
     /** The checkpoint the batch writes for the thread (JSON), as of its last event, or null. */
@@ -84,7 +84,7 @@ interface ThreadAcc extends Walk {
   count: number;
   touchActive: boolean;
   activeRunId: string | null;
-  fence: string | null;
+  leaseOwner: string | null;
   admit: RunAdmission | null;
   checkpoint: string | null;
 }
@@ -109,17 +109,17 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
   const events: BatchPlan["events"] = { threadIds: [], offsets: [], runIds: [], types: [], data: [] };
   const firstOffsets: number[] = [];
 
-  for (const { threadId, events: list, fence, admit, checkpoint } of appends) {
+  for (const { threadId, events: list, leaseOwner, admit, checkpoint } of appends) {
     let t = threads.get(threadId);
     if (!t) {
-      t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false, fence: null, admit: null, checkpoint: null };
+      t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false, leaseOwner: null, admit: null, checkpoint: null };
       threads.set(threadId, t);
     }
     // A later append of the thread in this batch moves the log past the checkpoint: it is
     // written only when it stands for the batch's last event of the thread.
     t.checkpoint = checkpoint ? JSON.stringify(checkpoint) : null;
     firstOffsets.push(t.count + 1);
-    t.fence = fence ?? t.fence;
+    t.leaseOwner = leaseOwner ?? t.leaseOwner;
     t.admit = admit ?? t.admit;
     for (const e of list) {
       const runId = runIdOf(e);
@@ -156,10 +156,10 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
       touchActive: accs.map((t) => t.touchActive),
       activeRunIds: accs.map((t) => t.activeRunId),
       cancelGuards: accs.map((t) => t.cancelGuard),
-      fences: accs.map((t) => t.fence),
+      leaseOwners: accs.map((t) => t.leaseOwner),
       admitAgents: accs.map((t) => t.admit?.agentId ?? null),
       admitTenants: accs.map((t) => t.admit?.tenantId ?? null),
-      admitOwners: accs.map((t) => t.admit?.owner ?? null),
+      admitLeaseOwners: accs.map((t) => t.admit?.leaseOwner ?? null),
       admitTtls: accs.map((t) => t.admit?.ttlMs ?? null),
       admitSeqs: accs.map((t) => t.admit?.expectedLastSeq ?? null),
       checkpoints: accs.map((t) => t.checkpoint),

@@ -51,9 +51,9 @@ export class LeaseLostError extends StoreError {
   readonly code = "LEASE_LOST";
   constructor(
     readonly threadId: string,
-    readonly owner: string,
+    readonly leaseOwner: string,
   ) {
-    super(`${owner} no longer holds the lease of thread ${threadId}: another instance took the run over. Nothing was written; stop working on this run.`);
+    super(`${leaseOwner} no longer holds the lease of thread ${threadId}: another instance took the run over. Nothing was written; stop working on this run.`);
   }
 }
 

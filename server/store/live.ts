@@ -119,7 +119,10 @@ export class LiveFeed {
   subscribe(threadId: string, after?: number): { sub: Subscription; unsubscribe: () => void } {
     const sub = new Subscription(this.capacity, after !== undefined && this.#heads.get(threadId) === after);
     let set = this.#subs.get(threadId);
-    if (!set) this.#subs.set(threadId, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.#subs.set(threadId, set);
+    }
     set.add(sub);
     return {
       sub,
@@ -135,7 +138,7 @@ export class LiveFeed {
     for (const [threadId, events] of byThread) {
       const last = events.at(-1);
       if (last) this.#remember(threadId, last.seq);
-      this.#subs.get(threadId)?.forEach((s) => s.deliver(events));
+      for (const s of this.#subs.get(threadId) ?? []) s.deliver(events);
     }
   }
 
@@ -143,13 +146,13 @@ export class LiveFeed {
   wake(threadIds: Iterable<string>): void {
     for (const id of threadIds) {
       this.#heads.delete(id);
-      this.#subs.get(id)?.forEach((s) => s.ring());
+      for (const s of this.#subs.get(id) ?? []) s.ring();
     }
   }
 
   wakeAll(): void {
     this.#heads.clear();
-    for (const set of this.#subs.values()) set.forEach((s) => s.ring());
+    for (const set of this.#subs.values()) for (const s of set) s.ring();
   }
 
   /** The thread was deleted: its seqs start again from 1. */

@@ -123,7 +123,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       } catch (err) {
         return Promise.reject(err);
       }
-      return writer.append(threadId, events, { fence: opts?.leaseOwner, admit: opts?.admit, checkpoint: opts?.checkpoint });
+      return writer.append(threadId, events, { leaseOwner: opts?.leaseOwner, admit: opts?.admit, checkpoint: opts?.checkpoint });
     },
 
     read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),
@@ -191,14 +191,14 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     nextQueuedRun: (threadId) => retry(() => selectNextQueuedRun(db, s, threadId)),
 
-    acquireLease: (threadId, owner, ttlMs) => retry(() => acquireLease(leaseDb, s, threadId, owner, ttlMs)),
+    acquireLease: (threadId, leaseOwner, ttlMs) => retry(() => acquireLease(leaseDb, s, threadId, leaseOwner, ttlMs)),
     // Not retried: a beat that fails is a missed beat (the TTL spans three); retrying it for
     // the whole retry bound would only delay the next one.
-    heartbeat: (owner, threadIds, ttlMs) =>
-      threadIds.length === 0 ? Promise.resolve([]) : heartbeatLeases(leaseDb, s, owner, threadIds, ttlMs),
-    releaseLease: (threadId, owner) => retry(() => releaseLease(leaseDb, s, threadId, owner)),
-    releaseAllLeases: (owner) => retry(() => releaseAllLeases(leaseDb, s, owner)),
-    claimExpired: (owner, ttlMs, limit) => retry(() => claimExpiredLeases(leaseDb, s, owner, ttlMs, limit)),
+    heartbeat: (leaseOwner, threadIds, ttlMs) =>
+      threadIds.length === 0 ? Promise.resolve([]) : heartbeatLeases(leaseDb, s, leaseOwner, threadIds, ttlMs),
+    releaseLease: (threadId, leaseOwner) => retry(() => releaseLease(leaseDb, s, threadId, leaseOwner)),
+    releaseAllLeases: (leaseOwner) => retry(() => releaseAllLeases(leaseDb, s, leaseOwner)),
+    claimExpired: (leaseOwner, ttlMs, limit) => retry(() => claimExpiredLeases(leaseDb, s, leaseOwner, ttlMs, limit)),
 
     compact: (olderThanMs) => retry(() => deleteStreamEvents(db, s, olderThanMs, STREAM_EVENT_TYPES)),
 

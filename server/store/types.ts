@@ -88,7 +88,7 @@ export interface RunAdmission {
   agentId: string;
   /** the caller's tenant: a new thread becomes theirs; another tenant's thread refuses */
   tenantId: string;
-  owner: string;
+  leaseOwner: string;
   ttlMs: number;
   expectedLastSeq: number;
 }
@@ -186,19 +186,19 @@ export interface EventStore {
 
   // ---- leases: the instance executing a thread's run holds it and heartbeats it ----
 
-  /** Takes the lease if nobody holds it or it expired. True when `owner` now holds it. */
-  acquireLease(threadId: string, owner: string, ttlMs: number): Promise<boolean>;
-  /** Extends the leases `owner` holds on these threads; returns the ids it still holds. */
-  heartbeat(owner: string, threadIds: string[], ttlMs: number): Promise<string[]>;
-  releaseLease(threadId: string, owner: string): Promise<void>;
-  /** Frees every lease `owner` holds (claimable at once); returns those threads' ids. */
-  releaseAllLeases(owner: string): Promise<string[]>;
+  /** Takes the lease if nobody holds it or it expired. True when `leaseOwner` now holds it. */
+  acquireLease(threadId: string, leaseOwner: string, ttlMs: number): Promise<boolean>;
+  /** Extends the leases `leaseOwner` holds on these threads; returns the ids it still holds. */
+  heartbeat(leaseOwner: string, threadIds: string[], ttlMs: number): Promise<string[]>;
+  releaseLease(threadId: string, leaseOwner: string): Promise<void>;
+  /** Frees every lease `leaseOwner` holds (claimable at once); returns those threads' ids. */
+  releaseAllLeases(leaseOwner: string): Promise<string[]>;
   /**
    * Claims up to `limit` active threads (PENDING/RUNNING/CANCELLING) with an active run whose
    * lease expired (or was never taken), with FOR UPDATE SKIP LOCKED so that two instances never
    * claim the same one. A thread without an active run has nothing to recover and is skipped.
    */
-  claimExpired(owner: string, ttlMs: number, limit: number): Promise<ThreadRow[]>;
+  claimExpired(leaseOwner: string, ttlMs: number, limit: number): Promise<ThreadRow[]>;
 
   /**
    * Deletes stream-level events of runs that are waiting or ended, and whose run row was last

@@ -62,7 +62,7 @@ interface QueuedAppend extends PendingAppend {
 }
 
 export interface WriterAppendOptions {
-  fence?: string;
+  leaseOwner?: string;
   admit?: RunAdmission;
   checkpoint?: FoldState;
 }
@@ -110,19 +110,19 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
 
   /**
    * Whole appends, in queue order, up to maxFlush events (at least one append). A batch never
-   * holds two appends of one thread with different fences: the fence is checked per thread.
+   * holds two appends of one thread with different lease owners: the owner is checked per thread.
    */
   function takeBatch(): QueuedAppend[] {
     let n = 0;
     let i = 0;
-    const fences = new Map<string, string | undefined>();
+    const leaseOwners = new Map<string, string | undefined>();
     const admitted = new Set<string>();
     while (i < queue.length && (i === 0 || n + queue[i]!.events.length <= maxFlush)) {
       const a = queue[i]!;
-      if (fences.has(a.threadId) && fences.get(a.threadId) !== a.fence) break;
+      if (leaseOwners.has(a.threadId) && leaseOwners.get(a.threadId) !== a.leaseOwner) break;
       // An admission is checked against the thread as it was before the batch: it goes alone.
-      if (fences.has(a.threadId) && (a.admit || admitted.has(a.threadId))) break;
-      fences.set(a.threadId, a.fence);
+      if (leaseOwners.has(a.threadId) && (a.admit || admitted.has(a.threadId))) break;
+      leaseOwners.set(a.threadId, a.leaseOwner);
       if (a.admit) admitted.add(a.threadId);
       n += a.events.length;
       i++;
@@ -181,7 +181,7 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
       const w = byThread.get(a.threadId);
       if (!w) {
         if (a.admit) return new AdmissionRefusedError(a.threadId);
-        return a.fence !== undefined ? new LeaseLostError(a.threadId, a.fence) : new ThreadNotFoundError(a.threadId);
+        return a.leaseOwner !== undefined ? new LeaseLostError(a.threadId, a.leaseOwner) : new ThreadNotFoundError(a.threadId);
       }
       const first = w.base + plan.firstOffsets[i]!;
       // An explicit literal, not `{ ...e, seq }`: V8's spread-and-extend took 2.5 µs per event
@@ -205,11 +205,11 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
   }
 
   return {
-    append(threadId, events, { fence, admit, checkpoint } = {}) {
+    append(threadId, events, { leaseOwner, admit, checkpoint } = {}) {
       if (closed) return Promise.reject(new StoreClosedError());
       if (events.length === 0) return Promise.resolve([]);
       return new Promise<StoredEvent[]>((resolve, reject) => {
-        queue.push({ threadId, events, resolve, reject, ...(fence !== undefined && { fence }), ...(admit && { admit }), ...(checkpoint && { checkpoint }) });
+        queue.push({ threadId, events, resolve, reject, ...(leaseOwner !== undefined && { leaseOwner }), ...(admit && { admit }), ...(checkpoint && { checkpoint }) });
         if (!flushing && !scheduled) {
           scheduled = true;
           queueMicrotask(kick);

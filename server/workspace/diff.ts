@@ -58,11 +58,17 @@ function backtrack(trace: Int32Array[], a: string[], b: string[], offset: number
     const prevK = down ? k + 1 : k - 1;
     const prevX = at(prevK);
     const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) ops.push({ kind: " ", line: a[--x]! }), y--;
+    while (x > prevX && y > prevY) {
+      ops.push({ kind: " ", line: a[--x]! });
+      y--;
+    }
     if (down) ops.push({ kind: "+", line: b[--y]! });
     else ops.push({ kind: "-", line: a[--x]! });
   }
-  while (x > 0 && y > 0) ops.push({ kind: " ", line: a[--x]! }), y--;
+  while (x > 0 && y > 0) {
+    ops.push({ kind: " ", line: a[--x]! });
+    y--;
+  }
   return ops.reverse();
 }
 

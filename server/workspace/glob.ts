@@ -7,7 +7,7 @@
 /** Longest glob accepted (the translation is linear, the match is not unbounded). */
 export const GLOB_MAX_CHARS = 1_000;
 
-function escape(c: string): string {
+function escapeRegexChar(c: string): string {
   return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
 }
 
@@ -45,7 +45,7 @@ export function globToRegExp(glob: string): RegExp {
       braces--;
       re += ")";
     } else if (c === "," && braces > 0) re += "|";
-    else re += escape(c);
+    else re += escapeRegexChar(c);
   }
   if (braces > 0) throw new Error("the pattern has an unclosed \"{\"");
   return new RegExp(`^${re}$`, "s");

@@ -134,19 +134,23 @@ export class Sandbox {
 
   /** Starts a trivial sandbox once; the answer is kept (tools report it, the server logs it). */
   async probe(dir: string): Promise<SandboxStatus> {
-    if (this.#status) return this.#status;
-    if (this.opts.mode === "unsafe-host") return (this.#status = { ok: true, mode: "unsafe-host" });
+    this.#status ??= await this.#probeOnce(dir);
+    return this.#status;
+  }
+
+  async #probeOnce(dir: string): Promise<SandboxStatus> {
+    if (this.opts.mode === "unsafe-host") return { ok: true, mode: "unsafe-host" };
     const bwrap = this.opts.bwrapPath ?? "/usr/bin/bwrap";
     if (!existsSync(bwrap)) {
-      return (this.#status = { ok: false, reason: `bubblewrap is not installed (${bwrap} is missing; Debian/Ubuntu: apt-get install bubblewrap)` });
+      return { ok: false, reason: `bubblewrap is not installed (${bwrap} is missing; Debian/Ubuntu: apt-get install bubblewrap)` };
     }
     const r = await this.#spawn({ dir, argv: ["/bin/sh", "-c", "echo sandbox-ok"], timeoutMs: 10_000 }, true).catch((err: Error) => ({ error: err.message }));
-    if ("error" in r) return (this.#status = { ok: false, reason: `bubblewrap could not start: ${r.error}` });
+    if ("error" in r) return { ok: false, reason: `bubblewrap could not start: ${r.error}` };
     if (r.exitCode !== 0 || !r.output.includes("sandbox-ok")) {
       const hint = /Permission denied/.test(r.output) && this.user ? ` (the workspace root and its parents must be searchable by the sandbox's uid ${this.user.uid})` : "";
-      return (this.#status = { ok: false, reason: `bubblewrap could not start a sandbox (exit ${r.exitCode}${r.signal ? `, ${r.signal}` : ""}): ${r.output.trim().slice(0, 500)}${hint}` });
+      return { ok: false, reason: `bubblewrap could not start a sandbox (exit ${r.exitCode}${r.signal ? `, ${r.signal}` : ""}): ${r.output.trim().slice(0, 500)}${hint}` };
     }
-    return (this.#status = { ok: true, mode: "bwrap" });
+    return { ok: true, mode: "bwrap" };
   }
 
   get status(): SandboxStatus | undefined {

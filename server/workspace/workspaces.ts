@@ -12,7 +12,7 @@
  * marker and reports live instances whose marker it cannot see.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { type Dirent, promises as fs } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { isInside, pathTextProblem } from "./paths.ts";
@@ -175,7 +175,7 @@ export class Workspaces {
     const files: WorkspaceFile[] = [];
     let truncated = false;
     const walk = async (abs: string, rel: string): Promise<void> => {
-      let entries;
+      let entries: Dirent[];
       try {
         entries = await fs.readdir(abs, { withFileTypes: true });
       } catch {

@@ -12,6 +12,7 @@ import type { WorkflowEvent } from "../../protocol/events.ts";
 import { reconstruct } from "../../protocol/reconstruct.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { backends, startTestServer } from "../support/server.ts";
+import { readSseFrames } from "../support/sse-client.ts";
 
 const INPUT_MESSAGES = 20_000;
 const RUNS = 160;
@@ -90,8 +91,7 @@ async function measure(fn: () => Promise<string>): Promise<{ ms: number; maxBloc
 /** Reads a streamed response to its end; returns the number of SSE frames. */
 async function drain(res: Response): Promise<number> {
   let frames = 0;
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body!) frames += decoder.decode(chunk, { stream: true }).split("\n\n").length - 1;
+  for await (const _ of readSseFrames(res.body!)) frames++;
   return frames;
 }
 
@@ -113,7 +113,10 @@ for (const backend of backends()) {
     const rows: [string, () => Promise<string>][] = [
       ["baseline: the log read in pages, nothing done with it", async () => {
         let n = 0;
-        for (let after = 0, page; (page = await server.store.read(threadId, { after, limit: server.store.logPageSize })).length > 0; after = page.at(-1)!.seq) {
+        for (let after = 0; ; ) {
+          const page = await server.store.read(threadId, { after, limit: server.store.logPageSize });
+          if (page.length === 0) break;
+          after = page.at(-1)!.seq;
           n += page.length;
           await new Promise((r) => setImmediate(r)); // as the streams do between pages
         }

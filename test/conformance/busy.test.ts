@@ -53,7 +53,7 @@ conformanceSuite("409 before any stream", { fixtures }, (target) => {
     const first = input(threadId, "[busy] take your time");
     gate.close();
     const stream = await openRun(t.runUrl(), first);
-    let res;
+    let res: { second: ReturnType<typeof input>; http: Awaited<ReturnType<typeof post>> } | undefined;
     try {
       await stream.until((f) => f.event.type === "RUN_STARTED"); // the thread is running now
       const second = { ...input(threadId, "[busy] me too"), messages: [...first.messages, input(threadId, "x").messages[0]!] };
@@ -61,7 +61,7 @@ conformanceSuite("409 before any stream", { fixtures }, (target) => {
     } finally {
       gate.open(); // whatever happened, let the first run end
     }
-    const { second, http } = res;
+    const { second, http } = res!;
     expect(http.status).toBe(409);
     expect(http.headers["content-type"]).toMatch(/^application\/json/);
     expect(http.json).toMatchObject({ error: { code: "THREAD_BUSY", threadId, activeRunId: first.runId } });

@@ -30,7 +30,7 @@ const cameraAgent = () =>
       defineTool({
         name: "screenshot",
         description: "Takes a screenshot",
-        parameters: z.object({}),
+        inputSchema: z.object({}),
         execute: () => ({ content: [{ type: "text", text: "Here it is." }, { type: "image", data: PNG, mimeType: "image/png" }] }),
       }),
     ],

@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import type { Fixture } from "@copilotkit/aimock";
 import type { Message } from "@ag-ui/core";
-import fjp from "fast-json-patch";
+import type fjp from "fast-json-patch";
 import { z } from "zod";
 import { expect, it } from "vitest";
 import { defineAgent, defineTool } from "../../server/agents/define.ts";
@@ -40,7 +40,7 @@ function writerAgent() {
   const writeDocument = defineTool({
     name: "write_document",
     description: "Writes the document shown beside the chat (state.document).",
-    parameters: z.object({ document: z.string() }),
+    inputSchema: z.object({ document: z.string() }),
     async execute({ document }, ctx) {
       // The tool has the last word: what it stores differs from the argument, so a test can tell.
       await ctx.state.patch([{ op: "add", path: "/document", value: `${document}\n\n(saved)` }]);

@@ -24,7 +24,7 @@ const weather = defineTool({
 const assistant = defineAgent({ id: "assistant", description: "Weather", instructions: "You help with the weather.", tools: [weather] });
 
 /** The `database` option for a backend: a PGlite instance, or the Postgres URL in a fresh schema. */
-export function databaseFor(backend: BackendName): { database: DatabaseOption; schema?: string; done(): Promise<void> } {
+function databaseFor(backend: BackendName): { database: DatabaseOption; schema?: string; done(): Promise<void> } {
   if (backend === "postgres") return { database: process.env.DATABASE_URL!, schema: testSchema(), done: async () => {} };
   const pglite = new PGlite();
   return { database: pglite, done: () => pglite.close() };

@@ -41,7 +41,7 @@ describe("OpenAIModel failure modes", () => {
   it("treats a stream that ends cleanly without a finish_reason as broken", async () => {
     upstream = await startRawUpstream((_req, res) => {
       sseHead(res);
-      res.end(sseChunk({ content: "No ending" }) + "data: [DONE]\n\n");
+      res.end(`${sseChunk({ content: "No ending" })}data: [DONE]\n\n`);
     });
     const { error, deltas } = await collectError(ask(modelFor(upstream.url)));
     expect(error.code).toBe("UPSTREAM_STREAM_BROKEN");
@@ -68,7 +68,7 @@ describe("OpenAIModel failure modes", () => {
       const timer = setInterval(() => {
         if (++pings <= 6) return void res.write(": keep-alive\n\n");
         clearInterval(timer);
-        res.end(sseChunk({ content: "Worth the wait" }, "stop") + "data: [DONE]\n\n");
+        res.end(`${sseChunk({ content: "Worth the wait" }, "stop")}data: [DONE]\n\n`);
       }, 60);
     });
     const deltas = await collect(ask(modelFor(upstream.url, { readTimeoutMs: 200 })));
@@ -153,7 +153,7 @@ describe("OpenAIModel failure modes", () => {
   it("turns an error event inside a 200 stream into UPSTREAM_ERROR", async () => {
     upstream = await startRawUpstream((_req, res) => {
       sseHead(res);
-      res.end(sseChunk({ content: "Start" }) + `data: ${JSON.stringify({ error: { message: "overloaded" } })}\n\n`);
+      res.end(`${sseChunk({ content: "Start" })}data: ${JSON.stringify({ error: { message: "overloaded" } })}\n\n`);
     });
     const { error } = await collectError(ask(modelFor(upstream.url)));
     expect(error.code).toBe("UPSTREAM_ERROR");
@@ -174,7 +174,7 @@ describe("OpenAIModel failure modes", () => {
       sseHead(res);
       res.write(sseChunk({ tool_calls: [{ index: 0, function: { arguments: '{"a":' } }] }));
       res.write(sseChunk({ tool_calls: [{ index: 0, function: { name: "late_name", arguments: "1}" } }] }));
-      res.end(sseChunk({}, "tool_calls") + "data: [DONE]\n\n");
+      res.end(`${sseChunk({}, "tool_calls")}data: [DONE]\n\n`);
     });
     const deltas = await collect(ask(modelFor(upstream.url)));
     expect(deltas).toEqual([
@@ -191,7 +191,7 @@ describe("OpenAIModel failure modes", () => {
       sseHead(res);
       res.write(sseChunk({ reasoning: "Hmm. " }));
       res.write(sseChunk({ reasoning_content: "Right." }));
-      res.end(sseChunk({ content: "Yes." }, "stop") + "data: [DONE]\n\n");
+      res.end(`${sseChunk({ content: "Yes." }, "stop")}data: [DONE]\n\n`);
     });
     const deltas = await collect(ask(modelFor(upstream.url)));
     expect(textOf(deltas, "reasoning")).toBe("Hmm. Right.");

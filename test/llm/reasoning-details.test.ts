@@ -34,7 +34,7 @@ describe.each(backends())("encrypted reasoning across turns on %s", (backend) =>
         res.write(sseChunk({ role: "assistant", reasoning: "Let me think.", reasoning_details: [DETAILS[0]] }));
         res.write(sseChunk({ reasoning_details: [DETAILS[1]] }));
         res.write(sseChunk({ content: `Answer ${requests.length}.` }));
-        res.end(sseChunk({}, "stop") + "data: [DONE]\n\n");
+        res.end(`${sseChunk({}, "stop")}data: [DONE]\n\n`);
       });
     });
     server = await startTestServer({ backend, llmUrl: upstream.url });

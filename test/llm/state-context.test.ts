@@ -67,7 +67,7 @@ describe("stateForModel", () => {
 
   it("defaults to compact JSON under a heading, within STATE_CONTEXT_MAX_BYTES, and says nothing of an empty state", () => {
     const a = agent(undefined);
-    expect(a.stateInContext && a.stateInContext.maxBytes).toBe(STATE_CONTEXT_MAX_BYTES);
+    expect(a.stateInContext !== false && a.stateInContext.maxBytes).toBe(STATE_CONTEXT_MAX_BYTES);
     expect(stateForModel(a, { theme: "dark", n: [1, 2] })).toMatch(/^Shared state of this conversation[^\n]*\n\{"theme":"dark","n":\[1,2\]\}$/);
     expect(stateForModel(a, {})).toBe("");
     expect(stateForModel(a, undefined)).toBe("");

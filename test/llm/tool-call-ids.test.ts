@@ -37,7 +37,7 @@ describe.each(backends())("an upstream that repeats a tool-call id, on %s", (bac
     const lookup = defineTool({
       name: "lookup",
       description: "Looks a number up.",
-      parameters: z.object({ n: z.number() }),
+      inputSchema: z.object({ n: z.number() }),
       execute: async ({ n }) => {
         ran.push(n);
         return { looked: n };

@@ -28,7 +28,7 @@ describe.each(backends())("an AI SDK Anthropic agent on %s", (backend) => {
     const weather = defineTool({
       name: "get_weather",
       description: "The weather in a city",
-      parameters: z.object({ city: z.string() }),
+      inputSchema: z.object({ city: z.string() }),
       execute: async ({ city }: { city: string }) => ({ city, forecast: "sunny", tempC: 21 }),
     });
     const claude = aiSdkModel(createAnthropic({ baseURL: `${mock.url}/v1`, apiKey: "test" })("claude-sonnet-4-5"), { maxRetries: 0 });

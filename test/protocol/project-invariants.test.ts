@@ -103,7 +103,7 @@ describe.each(scenarios())("$name", (s) => {
 
   it("framesAfter(cursor) is exactly the suffix after that cursor, for every frame id and every seq", () => {
     expect(framesAfter(events)).toEqual(frames);
-    frames.forEach((f, i) => expect(framesAfter(events, f.id)).toEqual(frames.slice(i + 1)));
+    for (const [i, f] of frames.entries()) expect(framesAfter(events, f.id)).toEqual(frames.slice(i + 1));
     for (const e of events) {
       const expected = frames.filter((f) => parseFrameId(f.id)!.seq > e.seq);
       expect(framesAfter(events, `${e.seq}`)).toEqual(expected);

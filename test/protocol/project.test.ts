@@ -84,7 +84,7 @@ describe("tools", () => {
 
   it("the answer to a frontend tool arrives as input of the next run: only in its RUN_STARTED.input", () => {
     const frames = project(scenario("frontend tool answered by the next run").log.events);
-    const second = frames.filter((f) => f.event.type === "RUN_STARTED")[1]!.event as unknown as Record<string, any>;
+    const second = frames.filter((f) => f.event.type === "RUN_STARTED")[1]!.event as unknown as { input: { messages: unknown[] } };
     expect(second.input.messages).toEqual([toolMessage("tr-bg", "tc-bg", "background changed")]);
     expect(frames.some((f) => f.event.type === "TOOL_CALL_RESULT")).toBe(false);
   });
@@ -209,7 +209,7 @@ describe("several runs and compaction", () => {
   it("each run has its own RUN_STARTED (with only its own input) and snapshot; framesAfter the first run is the second", () => {
     const { log } = scenario("several runs in one thread");
     const frames = project(log.events);
-    const runs = frames.filter((f) => f.event.type === "RUN_STARTED").map((f) => f.event as unknown as Record<string, any>);
+    const runs = frames.filter((f) => f.event.type === "RUN_STARTED").map((f) => f.event as unknown as { runId: string; input: { messages: { id: string }[]; state: unknown } });
     expect(runs.map((r) => [r.runId, r.input.messages.map((m: { id: string }) => m.id), r.input.state])).toEqual([
       ["r1", ["u1"], { n: 1 }],
       ["r2", ["u2"], { n: 2 }],

@@ -1,6 +1,7 @@
 /**
  * Reconstruction from durable events: what a reload, the REST thread view and the engine read.
- * The seeds' key rule is the centre: once a thread is WAITING or terminal, no tool call runs.
+ * The centre is the rule that keeps a tool from running on a thread nobody drives: once a thread
+ * is WAITING or terminal, no tool call runs.
  */
 import { describe, expect, it } from "vitest";
 import { reconstruct, reloadCut, messagesSnapshotFrames, snapshotRunFrames } from "../../protocol/reconstruct.ts";

@@ -8,6 +8,7 @@ import { decode } from "@ag-ui/proto";
 import type { Frame } from "../../protocol/frames.ts";
 import { project } from "../../protocol/project.ts";
 import { contentTypeOf, encodeBinary, encodeFrame, KEEP_ALIVE, negotiate, PROTO_MEDIA_TYPE } from "../../protocol/sse.ts";
+import { parseSseBlock, SseSplitter, sseData } from "../../protocol/sse-read.ts";
 import { assertAcceptedByBoth, checkWithBothClients, CLIENT_VERSIONS } from "../support/agui-clients.ts";
 import { scenario } from "./scenarios.ts";
 
@@ -15,6 +16,28 @@ const content: Frame = {
   id: "12.1",
   event: { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta: "two\r\nlines", timestamp: 1760000000123 },
 };
+
+describe("the SSE reader", () => {
+  it("reads back what encodeFrame writes, keep-alives between, however the text is chunked", () => {
+    const text = `${KEEP_ALIVE}${encodeFrame(content)}${KEEP_ALIVE}${encodeFrame({ ...content, id: "12.2" })}`;
+    for (const size of [1, 3, 7, text.length]) {
+      const splitter = new SseSplitter();
+      const blocks = [];
+      for (let i = 0; i < text.length; i += size) blocks.push(...splitter.push(text.slice(i, i + size)).map(parseSseBlock));
+      expect(splitter.trailing).toBe("");
+      expect(blocks.map((b) => b.comment)).toEqual([true, false, true, false]);
+      expect(blocks.filter((b) => !b.comment).map((b) => b.id)).toEqual(["12.1", "12.2"]);
+      expect(JSON.parse(sseData(blocks[1]!)!)).toEqual(content.event);
+    }
+  });
+
+  it("keeps an unterminated block back and puts unknown fields in `other`", () => {
+    const splitter = new SseSplitter();
+    expect(splitter.push("event: x\ndata: 1\n\ndata: 2")).toEqual(["event: x\ndata: 1"]);
+    expect(splitter.trailing).toBe("data: 2");
+    expect(parseSseBlock("event: x\ndata: 1")).toMatchObject({ other: ["event: x"], data: ["1"], comment: false });
+  });
+});
 
 describe("encodeFrame", () => {
   it("writes `id:` then `data: <one-line JSON>` and a blank line, LF only", () => {
@@ -67,7 +90,11 @@ describe("encodeBinary", () => {
     const asProto = (name: string) => {
       const chunks = project(scenario(name).log.events).map(encodeBinary);
       const body = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-      chunks.reduce((offset, c) => (body.set(c, offset), offset + c.byteLength), 0);
+      let offset = 0;
+      for (const c of chunks) {
+        body.set(c, offset);
+        offset += c.byteLength;
+      }
       return checkWithBothClients(body, { contentType: PROTO_MEDIA_TYPE });
     };
     const chat = await asProto("plain chat");

@@ -83,7 +83,7 @@ describe("transitions", () => {
 });
 
 describe("settled and active", () => {
-  it("partition the statuses: nothing runs when WAITING or terminal (the seeds' key rule)", () => {
+  it("partition the statuses: nothing runs when WAITING or terminal (the rule that keeps a tool from running on a thread nobody is driving)", () => {
     for (const s of ThreadStatusSchema.options) expect(isActive(s)).toBe(!isSettled(s));
     expect([...SETTLED_STATUSES].sort()).toEqual(["CANCELLED", "COMPLETED", "FAILED", "WAITING"]);
     expect([...ACTIVE_STATUSES].sort()).toEqual(["CANCELLING", "PENDING", "RUNNING"]);

@@ -1,7 +1,7 @@
 /**
  * A run sent to a busy thread: reject (409 naming the active run), enqueue (runs after the
- * active one, in order), interrupt (the seeds' steering: stop after the current tool, skip the
- * rest, answer the new message next). Never two active runs on one thread.
+ * active one, in order), interrupt (steering: stop after the current tool, skip the rest, answer
+ * the new message next, so a correction lands without losing work already done). Never two active runs on one thread.
  */
 import type { LLMock } from "@copilotkit/aimock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

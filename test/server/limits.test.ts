@@ -19,7 +19,7 @@ function resolve(doc: unknown, pointer: string): { found: boolean; value?: unkno
   let cur: unknown = doc;
   const tokens = pointer.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
   for (const t of tokens) {
-    if (cur === null || typeof cur !== "object" || !Object.prototype.hasOwnProperty.call(cur, t)) return { found: false };
+    if (cur === null || typeof cur !== "object" || !Object.hasOwn(cur, t)) return { found: false };
     cur = (cur as Record<string, unknown>)[t];
   }
   return { found: true, value: cur };

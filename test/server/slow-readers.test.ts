@@ -90,9 +90,18 @@ function gatedStore(inner: EventStore): { store: EventStore; hold(threadId: stri
     }
   };
   const store: EventStore = Object.create(inner);
-  store.getThread = async (threadId) => (await wait(threadId), inner.getThread(threadId));
-  store.ensureThread = async (threadId, agentId) => (await wait(threadId), inner.ensureThread(threadId, agentId));
-  store.admissionView = async (threadId, runId) => (await wait(threadId), inner.admissionView(threadId, runId));
+  store.getThread = async (threadId) => {
+    await wait(threadId);
+    return inner.getThread(threadId);
+  };
+  store.ensureThread = async (threadId, agentId) => {
+    await wait(threadId);
+    return inner.ensureThread(threadId, agentId);
+  };
+  store.admissionView = async (threadId, runId) => {
+    await wait(threadId);
+    return inner.admissionView(threadId, runId);
+  };
   return {
     store,
     hold(threadId) {

@@ -51,7 +51,7 @@ export function gatedAgent(id = "gated"): GatedAgent {
   const slowStep = defineTool({
     name: "slow_step",
     description: "A step that takes as long as the test wants.",
-    parameters: z.object({ label: z.string() }),
+    inputSchema: z.object({ label: z.string() }),
     async execute({ label }, ctx) {
       started.push(label);
       await new Promise<void>((resolve, reject) => {

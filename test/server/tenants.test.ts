@@ -68,7 +68,7 @@ describe.each(backends())("tenants on %s", (backend) => {
   const call = async (who: Who, method: string, path: string, headers: Record<string, string> = {}) => {
     const res = await fetch(`${server.url}${path}`, { method, headers: { ...auth(who), ...headers } });
     const text = await res.text();
-    return { status: res.status, type: res.headers.get("content-type") ?? "", body: text ? (JSON.parse(text) as Record<string, any>) : null };
+    return { status: res.status, type: res.headers.get("content-type") ?? "", body: text ? (JSON.parse(text) as { error: { code: string }; events: unknown[]; threads: unknown; next: unknown }) : null };
   };
   const run = async (who: Who, threadId: string, runId: string, text: string, headers: Record<string, string> = {}) =>
     postSse(`${server.url}/api/agents/gated/run`, input(threadId, runId, text), { ...auth(who), ...headers });

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemoUpstream } from "../../server/demo/upstream.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
-import { postSse } from "../support/sse-client.ts";
+import { postSse, readSseFrames } from "../support/sse-client.ts";
 
 interface ThreadJson {
   threadId: string;
@@ -83,17 +83,9 @@ describe.each(backends())("thread API on %s", (backend) => {
     expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
     const seen: { id: string; type: string }[] = [];
     const reading = (async () => {
-      const decoder = new TextDecoder();
-      let buf = "";
-      for await (const chunk of res.body!) {
-        buf += decoder.decode(chunk as Uint8Array, { stream: true });
-        for (let cut; (cut = buf.indexOf("\n\n")) >= 0; buf = buf.slice(cut + 2)) {
-          const block = buf.slice(0, cut);
-          const id = /^id: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (id && data) seen.push({ id, type: (JSON.parse(data) as { type: string }).type });
-          if (data?.includes('"workflow.suspended"') && seen.filter((s) => s.type === "workflow.suspended").length === 2) return;
-        }
+      for await (const { id, event } of readSseFrames(res.body as AsyncIterable<Uint8Array>)) {
+        if (id) seen.push({ id, type: event.type });
+        if (event.type === "workflow.suspended" && seen.filter((s) => s.type === "workflow.suspended").length === 2) return;
       }
     })();
     await chat("a2", "hello again");

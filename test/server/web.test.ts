@@ -96,7 +96,7 @@ describe.each(backends())("the edge on %s", (backend) => {
   describe("input limits as a client sees them", () => {
     it("forwardedProps nested 5,000 deep: 400 naming the pointer and the limit, nothing written, server alive", async () => {
       const deep = `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`;
-      const body = run("t-deep").slice(0, -1) + `,"forwardedProps":{"x/y":{"~":${deep}}}}`;
+      const body = `${run("t-deep").slice(0, -1)},"forwardedProps":{"x/y":{"~":${deep}}}}`;
       const res = await send(server.url, { method: "POST", path: "/api/agents/default/run", headers: J, body });
       expect(res.status).toBe(400);
       expect(res.json?.error?.code).toBe("INPUT_LIMIT_EXCEEDED");

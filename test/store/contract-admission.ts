@@ -13,7 +13,7 @@ import { ev, randomId } from "./fixtures.ts";
 const admit = (over: Partial<RunAdmission> = {}): RunAdmission => ({
   agentId: "agent",
   tenantId: "default",
-  owner: "instance-a",
+  leaseOwner: "instance-a",
   ttlMs: 60_000,
   expectedLastSeq: 0,
   ...over,
@@ -85,8 +85,8 @@ export function admissionContract(ctx: ContractContext): void {
     it("admits exactly one of two instances starting the same new thread at once", async () => {
       const threadId = randomId("t");
       const results = await Promise.allSettled([
-        ctx.store().append(threadId, firstEvents("run-a"), { admit: admit({ owner: "a" }) }),
-        ctx.peer().append(threadId, firstEvents("run-b"), { admit: admit({ owner: "b" }) }),
+        ctx.store().append(threadId, firstEvents("run-a"), { admit: admit({ leaseOwner: "a" }) }),
+        ctx.peer().append(threadId, firstEvents("run-b"), { admit: admit({ leaseOwner: "b" }) }),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;

@@ -128,9 +128,18 @@ describe("live feed", () => {
   it("one behind the head, after a ring, or after a delete, the follower reads first", async () => {
     for (const setup of [
       (w: ReturnType<typeof world>) => ({ after: 9, w }),
-      (w: ReturnType<typeof world>) => (w.feed.wake([T]), { after: 10, w }),
-      (w: ReturnType<typeof world>) => (w.feed.wakeAll(), { after: 10, w }),
-      (w: ReturnType<typeof world>) => (w.feed.forget(T), { after: 10, w }),
+      (w: ReturnType<typeof world>) => {
+        w.feed.wake([T]);
+        return { after: 10, w };
+      },
+      (w: ReturnType<typeof world>) => {
+        w.feed.wakeAll();
+        return { after: 10, w };
+      },
+      (w: ReturnType<typeof world>) => {
+        w.feed.forget(T);
+        return { after: 10, w };
+      },
     ]) {
       const base = world(64, 100);
       base.commit(10, true);

@@ -23,19 +23,28 @@ describe("retry", () => {
     expect(calls).toBe(3);
 
     calls = 0;
-    const broken = () => (++calls, Promise.reject(pgError("23505")));
+    const broken = () => {
+      calls++;
+      return Promise.reject(pgError("23505"));
+    };
     await expect(withRetry(broken, { baseDelayMs: 1 })).rejects.toMatchObject({ code: "23505" });
     expect(calls).toBe(1);
 
     calls = 0;
-    const down = () => (++calls, Promise.reject(pgError("57P03")));
+    const down = () => {
+      calls++;
+      return Promise.reject(pgError("57P03"));
+    };
     await expect(withRetry(down, { attempts: 4, baseDelayMs: 1 })).rejects.toMatchObject({ code: "57P03" });
     expect(calls).toBe(4);
   });
 
   it("retries for a bounded time, then lets the error stand", async () => {
     let calls = 0;
-    const down = () => (++calls, Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" })));
+    const down = () => {
+      calls++;
+      return Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+    };
     await expect(withRetry(down, { maxElapsedMs: 50, baseDelayMs: 1, maxDelayMs: 5 })).rejects.toMatchObject({ code: "ECONNREFUSED" });
     expect(calls).toBeGreaterThan(1);
 

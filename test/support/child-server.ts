@@ -59,7 +59,7 @@ function slowToolAgent(
   const slowJob = defineTool({
     name: SLOW_TOOL_NAME,
     description: "A job that takes a while; each execution is counted outside the process.",
-    parameters: z.object({ label: z.string() }),
+    inputSchema: z.object({ label: z.string() }),
     async execute({ label }, ctx) {
       log({ phase: "start", toolCallId: ctx.toolCallId, label });
       // In the log before the wait: a test sees the tool running without polling the file.

@@ -1,11 +1,58 @@
 /**
- * A raw SSE reader for tests: POSTs, then yields frames ({id, event}) as they arrive, so a test
- * can await "the frame where X happened" instead of sleeping. Frames are parsed per the SSE
- * rules AG-UI clients use (blank-line separated, `id:` and `data:` lines, comments ignored).
+ * Reading SSE in tests, all through protocol/sse-read.ts (the parser the browser client uses):
+ * `parseSse` for a whole body, `readSseFrames` for frames as they arrive from any byte stream,
+ * and `postSse`, which POSTs and lets a test await "the frame where X happened" instead of
+ * sleeping.
  */
+import { parseSseBlock, type SseBlock, SseSplitter, sseData } from "../../protocol/sse-read.ts";
+
+export type { SseBlock };
+
+export interface AguiEvent {
+  type: string;
+  [key: string]: unknown;
+}
+
 export interface SseFrame {
   id: string | undefined;
-  event: { type: string; [key: string]: unknown };
+  event: AguiEvent;
+}
+
+/** The frame a block carries; undefined for a comment or a block without data. */
+export function frameOf(block: SseBlock): SseFrame | undefined {
+  const data = block.comment ? undefined : sseData(block);
+  return data === undefined ? undefined : { id: block.id, event: JSON.parse(data) as AguiEvent };
+}
+
+export interface ParsedSse {
+  blocks: SseBlock[];
+  frames: (SseFrame & { block: SseBlock })[];
+  /** Bytes after the last blank line (an unterminated block). */
+  trailing: string;
+  hasCR: boolean;
+}
+
+/** Parses a whole SSE body. */
+export function parseSse(text: string): ParsedSse {
+  const splitter = new SseSplitter();
+  const blocks = splitter.push(text).map(parseSseBlock);
+  const frames = blocks.flatMap((block) => {
+    const f = frameOf(block);
+    return f ? [{ ...f, block }] : [];
+  });
+  return { blocks, frames, trailing: splitter.trailing, hasCR: text.includes("\r") };
+}
+
+/** Yields each frame of a byte stream as soon as its terminating blank line has arrived. */
+export async function* readSseFrames(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseFrame> {
+  const decoder = new TextDecoder();
+  const splitter = new SseSplitter();
+  for await (const chunk of body) {
+    for (const raw of splitter.push(decoder.decode(chunk, { stream: true }))) {
+      const f = frameOf(parseSseBlock(raw));
+      if (f) yield f;
+    }
+  }
 }
 
 export interface SseStream {
@@ -41,24 +88,8 @@ export async function postSse(url: string, body: unknown, headers: Record<string
   };
   const done = (async () => {
     if (!res.body) return frames;
-    const decoder = new TextDecoder();
-    let buffer = "";
     try {
-      for await (const chunk of res.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let cut: number;
-        while ((cut = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          let id: string | undefined;
-          const data: string[] = [];
-          for (const line of block.split("\n")) {
-            if (line.startsWith("id:")) id = line.slice(3).trim();
-            else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-          }
-          if (data.length > 0) deliver({ id, event: JSON.parse(data.join("\n")) });
-        }
-      }
+      for await (const f of readSseFrames(res.body as AsyncIterable<Uint8Array>)) deliver(f);
     } catch (err) {
       if (!controller.signal.aborted) throw err;
     }

@@ -108,7 +108,7 @@ describe("containment corpus", () => {
     await fc.assert(
       fc.asyncProperty(fc.boolean(), fc.array(part, { maxLength: 8 }), async (absolute, parts) => {
         const p = (absolute ? "/" : "") + parts.join("/");
-        let r;
+        let r: Awaited<ReturnType<typeof resolveInside>>;
         try {
           r = await resolveInside(ws, p, { mayBeMissing: true });
         } catch (err) {

@@ -60,7 +60,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe("workspace tools", () => {
   it("read: the default line limit, the long-line cut and the byte cap, each stated", async () => {
-    writeFileSync(join(dir, "many.txt"), Array.from({ length: READ_DEFAULT_LINES + 5 }, (_, i) => `l${i + 1}`).join("\n") + "\n");
+    writeFileSync(join(dir, "many.txt"), `${Array.from({ length: READ_DEFAULT_LINES + 5 }, (_, i) => `l${i + 1}`).join("\n")}\n`);
     const many = (await call("read", { path: "many.txt" })) as string;
     expect(many).toContain(`\nl${READ_DEFAULT_LINES}\n`);
     expect(many).not.toContain(`l${READ_DEFAULT_LINES + 1}\n`);

@@ -70,7 +70,7 @@ export function WorkspacePanel() {
       <ul className="workspace-files">
         {files.map((f) => (
           <li key={f.path}>
-            <button
+            <button type="button"
               className={`workspace-file${open?.path === f.path ? " open" : ""}`}
               data-testid="workspace-file"
               data-path={f.path}
@@ -88,7 +88,7 @@ export function WorkspacePanel() {
         <div className="workspace-viewer" data-testid="workspace-viewer" data-path={open.path}>
           <div className="viewer-head">
             <code>{open.path}</code>
-            <button className="icon-btn" aria-label="Close" onClick={() => setOpen(null)}>
+            <button type="button" className="icon-btn" aria-label="Close" onClick={() => setOpen(null)}>
               ×
             </button>
           </div>

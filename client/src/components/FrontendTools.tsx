@@ -69,10 +69,10 @@ function ApprovalCard({ toolCallId, args, status, result, respond }: ApprovalPro
       <p className="approval-action">{args.action ?? "…"}</p>
       {state === "asking" && respond && (
         <div className="approval-buttons">
-          <button className="btn btn-primary" data-testid="approve-button" onClick={() => void respond({ approved: true })}>
+          <button type="button" className="btn btn-primary" data-testid="approve-button" onClick={() => void respond({ approved: true })}>
             Approve
           </button>
-          <button className="btn" data-testid="deny-button" onClick={() => void respond({ approved: false })}>
+          <button type="button" className="btn" data-testid="deny-button" onClick={() => void respond({ approved: false })}>
             Deny
           </button>
         </div>

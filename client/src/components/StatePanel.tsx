@@ -77,7 +77,7 @@ export function StatePanel({ editable, live }: { editable: boolean; live: boolea
               />
               <span className={t.done ? "done" : ""}>{t.title}</span>
             </label>
-            <button className="icon-btn" title="Remove" disabled={!editable} onClick={() => setTasks(tasks.filter((x) => x.id !== t.id))}>
+            <button type="button" className="icon-btn" title="Remove" disabled={!editable} onClick={() => setTasks(tasks.filter((x) => x.id !== t.id))}>
               ×
             </button>
           </li>
@@ -91,7 +91,7 @@ export function StatePanel({ editable, live }: { editable: boolean; live: boolea
         }}
       >
         <input data-testid="task-input" value={draft} disabled={!editable} placeholder="Add a task…" onChange={(e) => setDraft(e.target.value)} />
-        <button className="btn" data-testid="task-add" disabled={!editable || !draft.trim()}>
+        <button type="submit" className="btn" data-testid="task-add" disabled={!editable || !draft.trim()}>
           Add
         </button>
       </form>

@@ -26,7 +26,7 @@ export function StatusBar({ status, chrome, events, onCancel, onNew }: Props) {
           {chrome.label}
         </span>
         {chrome.cancelVisible && (
-          <button className="btn btn-danger" data-testid="cancel-button" onClick={onCancel}>
+          <button type="button" className="btn btn-danger" data-testid="cancel-button" onClick={onCancel}>
             Cancel
           </button>
         )}
@@ -34,7 +34,7 @@ export function StatusBar({ status, chrome, events, onCancel, onNew }: Props) {
       {chrome.banner === "error" && (
         <div className="banner banner-error" role="alert" data-testid="error-banner">
           <strong>Something went wrong.</strong> {failure(events)}{" "}
-          <button className="link" onClick={onNew}>
+          <button type="button" className="link" onClick={onNew}>
             Start a new thread
           </button>
         </div>
@@ -42,7 +42,7 @@ export function StatusBar({ status, chrome, events, onCancel, onNew }: Props) {
       {chrome.banner === "cancelled" && (
         <div className="banner banner-cancelled" role="status" data-testid="cancelled-banner">
           <strong>Cancelled.</strong> This conversation was stopped.{" "}
-          <button className="link" onClick={onNew}>
+          <button type="button" className="link" onClick={onNew}>
             Start a new thread
           </button>
         </div>

@@ -47,7 +47,7 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props
   const listed = threads.some((t) => t.threadId === currentId);
   return (
     <nav className="threads" data-testid="thread-list">
-      <button className="btn btn-primary new-thread" data-testid="new-thread" onClick={onNew}>
+      <button type="button" className="btn btn-primary new-thread" data-testid="new-thread" onClick={onNew}>
         + New thread
       </button>
       {error && <p className="error-text">{error}</p>}
@@ -66,6 +66,9 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props
             data-thread-id={t.threadId}
             data-status={t.status}
             onClick={() => onSelect(t.threadId)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter") onSelect(t.threadId);
+            }}
           >
             <span className="thread-title">{t.threadId.slice(0, 8)}</span>
             <span className={`chip chip-status chip-${t.status.toLowerCase()}`}>{t.status.toLowerCase()}</span>

@@ -42,10 +42,10 @@ function InterruptCard({ toolCallId, args, status, result, respond }: CardProps)
       )}
       {asking && args.kind === "approval" && (
         <div className="approval-buttons">
-          <button className="btn btn-primary" data-testid="approve-button" onClick={() => void respond({ approved: true })}>
+          <button type="button" className="btn btn-primary" data-testid="approve-button" onClick={() => void respond({ approved: true })}>
             Approve
           </button>
-          <button className="btn" data-testid="deny-button" onClick={() => void respond({ approved: false, reason: "denied in the app" })}>
+          <button type="button" className="btn" data-testid="deny-button" onClick={() => void respond({ approved: false, reason: "denied in the app" })}>
             Deny
           </button>
         </div>
@@ -53,7 +53,7 @@ function InterruptCard({ toolCallId, args, status, result, respond }: CardProps)
       {asking && args.kind === "input" && (
         <div className="approval-buttons">
           {(payload.options ?? []).map((slot) => (
-            <button key={slot} className="btn" data-testid="slot-button" onClick={() => void respond({ slot })}>
+            <button type="button" key={slot} className="btn" data-testid="slot-button" onClick={() => void respond({ slot })}>
               {slot}
             </button>
           ))}

@@ -74,7 +74,7 @@ function Panel() {
             <span>
               {item.icon} {item.name} <span className="muted">{item.amount}</span>
             </span>
-            <button className="icon-btn" title="Remove" disabled={!editable} onClick={() => set({ ingredients: recipe.ingredients.filter((_, j) => j !== i) })}>
+            <button type="button" className="icon-btn" title="Remove" disabled={!editable} onClick={() => set({ ingredients: recipe.ingredients.filter((_, j) => j !== i) })}>
               ×
             </button>
           </li>
@@ -91,7 +91,7 @@ function Panel() {
         }}
       >
         <input data-testid="ingredient-input" value={ingredient} placeholder="Add an ingredient…" disabled={!editable} onChange={(e) => setIngredient(e.target.value)} />
-        <button className="btn" data-testid="ingredient-add" disabled={!editable || !ingredient.trim()}>
+        <button type="submit" className="btn" data-testid="ingredient-add" disabled={!editable || !ingredient.trim()}>
           Add
         </button>
       </form>
@@ -115,7 +115,7 @@ function Panel() {
         }}
       >
         <input data-testid="instruction-input" value={step} placeholder="Add a step…" disabled={!editable} onChange={(e) => setStep(e.target.value)} />
-        <button className="btn" disabled={!editable || !step.trim()}>
+        <button type="submit" className="btn" disabled={!editable || !step.trim()}>
           Add
         </button>
       </form>

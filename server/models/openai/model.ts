@@ -3,7 +3,8 @@
  * URL (OpenAI, OpenRouter, vLLM, aimock...), turned into neutral ModelParts. Every failure
  * leaves as a ModelError. Timeouts and retries are the client's (client.ts).
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type OpenAI from "openai";
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { ChatCompletionChunk, ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
 import { causeText, httpError, ModelError } from "../errors.ts";

@@ -57,25 +57,25 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
            -- the same commit, so no separate release can race the next run's admission. Otherwise
            -- an admission takes the lease in the commit that writes its run's first events.
            lease_owner = case when ${settles} then null
-                              when c.admit_owner is not null then c.admit_owner else t.lease_owner end,
+                              when c.admit_lease_owner is not null then c.admit_lease_owner else t.lease_owner end,
            lease_expires_at = case when ${settles} then null
-                                   when c.admit_owner is not null then now() + c.admit_ttl * interval '1 millisecond'
+                                   when c.admit_lease_owner is not null then now() + c.admit_ttl * interval '1 millisecond'
                                    else t.lease_expires_at end,
            updated_at = now()
        from locked l
        join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[], $15::boolean[], $16::text[],
                    $17::text[], $18::text[], $19::float8[], $20::bigint[], $21::text[])
-         as c(thread_id, n, status, touch_active, active_run_id, cancel_guard, fence,
-              admit_agent, admit_owner, admit_ttl, admit_seq, admit_tenant) using (thread_id)
+         as c(thread_id, n, status, touch_active, active_run_id, cancel_guard, lease_owner,
+              admit_agent, admit_lease_owner, admit_ttl, admit_seq, admit_tenant) using (thread_id)
        where t.thread_id = l.thread_id
          -- The fence: a run's events commit only while its executor is still the lease owner.
          -- An instance that froze past its lease and woke after a takeover writes nothing. An
          -- expired lease nobody claimed yet still fences for its owner: refusing it would abort
          -- a run over one slow heartbeat, and a claim is what hands the run to someone else.
-         and (c.fence is null or t.lease_owner = c.fence)
+         and (c.lease_owner is null or t.lease_owner = c.lease_owner)
          -- The admission (batch.ts Admission): refused, writing nothing, when the thread moved on
          -- since the run's batch was built, belongs to another agent or tenant, or is leased.
-         and (c.admit_owner is null
+         and (c.admit_lease_owner is null
               or (t.last_seq = c.admit_seq and t.agent_id = c.admit_agent and t.tenant_id = c.admit_tenant
                   and (t.lease_owner is null or t.lease_expires_at <= now())))
        returning t.thread_id, t.last_seq - c.n as base
@@ -113,8 +113,8 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
       t.ids, t.counts, t.statuses, t.touchActive, t.activeRunIds,
       e.threadIds, e.offsets, e.runIds, e.types, e.data,
       r.ids, r.threadIds, r.statuses, r.inputs,
-      t.cancelGuards, t.fences,
-      t.admitAgents, t.admitOwners, t.admitTtls, t.admitSeqs, t.admitTenants,
+      t.cancelGuards, t.leaseOwners,
+      t.admitAgents, t.admitLeaseOwners, t.admitTtls, t.admitSeqs, t.admitTenants,
       t.checkpoints,
     ],
   };

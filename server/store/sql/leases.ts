@@ -1,7 +1,7 @@
 /**
  * SQL of thread leases: the instance executing a thread's run holds its lease and heartbeats it.
  * Expiry is computed with the database clock (now()), never the caller's, so that instances
- * whose clocks disagree still agree on who holds what. `lease_owner = $owner` is the fence.
+ * whose clocks disagree still agree on who holds what. `lease_owner = $leaseOwner` is the fence.
  */
 import type { Queryable } from "../db.ts";
 import type { ThreadRow } from "../types.ts";
@@ -15,23 +15,23 @@ import { threadFromRow, type ThreadDbRow } from "./threads.ts";
  * the commit that settles a run, so a follow-up finds it free.) Rejected: letting the holder
  * re-take it, which let two requests of one instance (a double click) both begin a run.
  */
-export async function acquireLease(db: Queryable, s: string, threadId: string, owner: string, ttlMs: number): Promise<boolean> {
+export async function acquireLease(db: Queryable, s: string, threadId: string, leaseOwner: string, ttlMs: number): Promise<boolean> {
   const { rowCount } = await db.query(
     `update ${s}.threads
      set lease_owner = $2::text,
          lease_expires_at = now() + $3::float8 * interval '1 millisecond'
      where thread_id = $1::text
        and (lease_owner is null or lease_expires_at <= now())`,
-    [threadId, owner, ttlMs],
+    [threadId, leaseOwner, ttlMs],
   );
   return rowCount === 1;
 }
 
-/** Extends the leases `owner` still holds among these threads; returns their ids. */
+/** Extends the leases `leaseOwner` still holds among these threads; returns their ids. */
 export async function heartbeatLeases(
   db: Queryable,
   s: string,
-  owner: string,
+  leaseOwner: string,
   threadIds: readonly string[],
   ttlMs: number,
 ): Promise<string[]> {
@@ -40,17 +40,17 @@ export async function heartbeatLeases(
      set lease_expires_at = now() + $3::float8 * interval '1 millisecond'
      where thread_id = any($2::text[]) and lease_owner = $1::text
      returning thread_id`,
-    [owner, threadIds, ttlMs],
+    [leaseOwner, threadIds, ttlMs],
   );
   return rows.map((r) => r.thread_id);
 }
 
-export async function releaseLease(db: Queryable, s: string, threadId: string, owner: string): Promise<void> {
+export async function releaseLease(db: Queryable, s: string, threadId: string, leaseOwner: string): Promise<void> {
   await db.query(
     `update ${s}.threads
      set lease_owner = null, lease_expires_at = null
      where thread_id = $1::text and lease_owner = $2::text`,
-    [threadId, owner],
+    [threadId, leaseOwner],
   );
 }
 
@@ -80,7 +80,7 @@ export async function releaseAllLeases(db: Queryable, s: string, owner: string):
 export async function claimExpiredLeases(
   db: Queryable,
   s: string,
-  owner: string,
+  leaseOwner: string,
   ttlMs: number,
   limit: number,
 ): Promise<ThreadRow[]> {
@@ -101,7 +101,7 @@ export async function claimExpiredLeases(
      from candidates c
      where t.thread_id = c.thread_id
      returning t.*`,
-    [owner, ttlMs, limit],
+    [leaseOwner, ttlMs, limit],
   );
   return rows.map(threadFromRow);
 }

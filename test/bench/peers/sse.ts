@@ -1,9 +1,10 @@
 /**
- * The load drivers' client: raw fetch and a hand-rolled SSE parser, no SDK, so every system is
+ * The load drivers' client: raw fetch and the tests' SSE reader, no SDK, so every system is
  * read by the same few lines. Records when the request went out, when RUN_STARTED arrived, and
  * for every token stamp in a TEXT_MESSAGE_CONTENT the upstream write → client receive latency.
  * Every stream has a deadline; nothing waits forever.
  */
+import { readSseFrames } from "../../support/sse-client.ts";
 import { now } from "./child.ts";
 import { stampsIn } from "./pacing.ts";
 
@@ -62,36 +63,22 @@ export async function readStream(url: string, opts: StreamOptions): Promise<Stre
       result.error = `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`;
       return result;
     }
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of res.body) {
+    for await (const frame of readSseFrames(res.body as AsyncIterable<Uint8Array>)) {
       const at = now();
-      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-      let cut: number;
-      while ((cut = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        let id: string | undefined;
-        let data = "";
-        for (const line of block.split("\n")) {
-          if (line.startsWith("id:")) id = line.slice(3).trim();
-          else if (line.startsWith("data:")) data += line.slice(5).replace(/^ /, "");
-        }
-        if (!data) continue;
-        const event = JSON.parse(data) as { type: string; delta?: string; message?: string };
-        result.frames++;
-        if (event.type === "RUN_STARTED" && result.runStartedAt === undefined) {
-          result.runStartedAt = at;
-          result.runStartedId = id;
-        } else if (event.type === "TEXT_MESSAGE_CONTENT" && typeof event.delta === "string") {
-          for (const stamp of stampsIn(event.delta)) result.latencies.push(at - stamp);
-        } else if (event.type === "RUN_FINISHED") {
-          result.finished = true;
-        } else if (event.type === "RUN_ERROR") {
-          result.runError = event.message ?? "";
-        }
-        opts.onEvent?.(event.type, id, at);
+      const { id } = frame;
+      const event = frame.event as { type: string; delta?: string; message?: string };
+      result.frames++;
+      if (event.type === "RUN_STARTED" && result.runStartedAt === undefined) {
+        result.runStartedAt = at;
+        result.runStartedId = id;
+      } else if (event.type === "TEXT_MESSAGE_CONTENT" && typeof event.delta === "string") {
+        for (const stamp of stampsIn(event.delta)) result.latencies.push(at - stamp);
+      } else if (event.type === "RUN_FINISHED") {
+        result.finished = true;
+      } else if (event.type === "RUN_ERROR") {
+        result.runError = event.message ?? "";
       }
+      opts.onEvent?.(event.type, id, at);
     }
   } catch (err) {
     if (opts.signal?.aborted) {

@@ -6,6 +6,7 @@
  */
 import { createServer, request as httpRequest, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parseSseBlock, SseSplitter, sseData } from "../../../protocol/sse-read.ts";
 
 export interface HeldUpstream {
   /** The /v1 base URL to give the server instead of aimock's. */
@@ -27,7 +28,7 @@ export async function startHeldUpstream(targetV1: string): Promise<HeldUpstream>
   let releaseHeld: () => void = () => {};
 
   const holdResponse = (up: NodeJS.ReadableStream, res: ServerResponse, after: number) => {
-    let buffer = "";
+    const splitter = new SseSplitter();
     let holding = false;
     const forwarded: unknown[] = [];
     const pending: string[] = [];
@@ -38,15 +39,11 @@ export async function startHeldUpstream(targetV1: string): Promise<HeldUpstream>
     };
     up.setEncoding("utf8");
     up.on("data", (chunk: string) => {
-      buffer += chunk;
-      let cut: number;
-      while ((cut = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, cut + 2);
-        buffer = buffer.slice(cut + 2);
-        send(block);
+      for (const raw of splitter.push(chunk)) {
+        send(`${raw}\n\n`);
         if (holding) continue;
-        const data = block.replace(/^data: /, "").trim();
-        if (data !== "[DONE]") forwarded.push(JSON.parse(data));
+        const data = sseData(parseSseBlock(raw));
+        if (data !== undefined && data !== "[DONE]") forwarded.push(JSON.parse(data));
         if (forwarded.length === after) {
           holding = true;
           releaseHeld = () => {
@@ -60,7 +57,7 @@ export async function startHeldUpstream(targetV1: string): Promise<HeldUpstream>
     });
     up.on("end", () => {
       ended = true;
-      if (buffer) send(buffer);
+      if (splitter.trailing) send(splitter.trailing);
       if (!holding) res.end();
     });
   };

@@ -3,70 +3,14 @@
  * headers, raw bytes, every SSE block as sent), and a fetch reader for frames as they arrive.
  */
 import request from "supertest";
+import { type ParsedSse, parseSse } from "../../support/sse-client.ts";
 import { splitUrl } from "./target.ts";
 
-export interface AguiEvent {
-  type: string;
-  [key: string]: unknown;
-}
+export type { AguiEvent, ParsedSse, SseBlock } from "../../support/sse-client.ts";
+export { parseSse };
 
-export interface SseBlock {
-  /** The block as sent, without its terminating blank line. */
-  raw: string;
-  /** True for a block of comment lines only (`: keep-alive`). */
-  comment: boolean;
-  id: string | undefined;
-  /** The `data:` lines' values (one per line). */
-  data: string[];
-  /** Lines that are neither `id:`, `data:` nor comments. */
-  other: string[];
-}
-
-export interface SseFrame {
-  id: string | undefined;
-  event: AguiEvent;
-  block: SseBlock;
-}
-
-export interface ParsedSse {
-  blocks: SseBlock[];
-  frames: SseFrame[];
-  /** Bytes after the last blank line (an unterminated block). */
-  trailing: string;
-  hasCR: boolean;
-}
-
-function field(line: string, name: string): string | undefined {
-  if (line === name) return "";
-  if (!line.startsWith(`${name}:`)) return undefined;
-  const v = line.slice(name.length + 1);
-  return v.startsWith(" ") ? v.slice(1) : v;
-}
-
-export function parseBlock(raw: string): SseBlock {
-  const lines = raw.split("\n");
-  const block: SseBlock = { raw, comment: lines.every((l) => l.startsWith(":")), id: undefined, data: [], other: [] };
-  for (const line of lines) {
-    if (line.startsWith(":")) continue;
-    const id = field(line, "id");
-    const data = field(line, "data");
-    if (id !== undefined) block.id = id;
-    else if (data !== undefined) block.data.push(data);
-    else block.other.push(line);
-  }
-  return block;
-}
-
-/** Splits an SSE body on LF LF (the only separator both AG-UI clients accept). */
-export function parseSse(text: string): ParsedSse {
-  const parts = text.split("\n\n");
-  const trailing = parts.pop() ?? "";
-  const blocks = parts.filter((p) => p !== "").map(parseBlock);
-  const frames = blocks
-    .filter((b) => !b.comment && b.data.length > 0)
-    .map((b) => ({ id: b.id, event: JSON.parse(b.data.join("\n")) as AguiEvent, block: b }));
-  return { blocks, frames, trailing, hasCR: text.includes("\r") };
-}
+/** A frame with the block it came in, so a test can check the bytes as sent. */
+export type SseFrame = ParsedSse["frames"][number];
 
 export interface RawResponse {
   status: number;
@@ -146,7 +90,7 @@ export async function openRun(url: string, body: unknown, headers: Record<string
   });
   if (!response.ok || !response.body) throw new Error(`POST ${url}: HTTP ${response.status} ${await response.text()}`);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
+  let unread = "";
   const queue: SseFrame[] = [];
   let ended = false;
   const next = async (): Promise<SseFrame | undefined> => {
@@ -158,9 +102,8 @@ export async function openRun(url: string, body: unknown, headers: Record<string
         ended = true;
         continue;
       }
-      buffer += value;
-      const parsed = parseSse(buffer);
-      buffer = parsed.trailing;
+      const parsed = parseSse(unread + value);
+      unread = parsed.trailing;
       queue.push(...parsed.frames);
     }
   };

@@ -26,13 +26,13 @@ export function conformanceAgent(): AgentDefinition {
   const lookupOrder = defineTool({
     name: "lookup_order",
     description: "The status of an order.",
-    parameters: z.object({ orderId: z.string() }),
+    inputSchema: z.object({ orderId: z.string() }),
     execute: ({ orderId }) => lookupOrderResult(orderId),
   });
   const addNote = defineTool({
     name: "add_note",
     description: "Appends a note to state.notes.",
-    parameters: z.object({ text: z.string() }),
+    inputSchema: z.object({ text: z.string() }),
     async execute({ text }, ctx) {
       const notes = asRecord(ctx.state.get()).notes;
       const ops: Operation[] = Array.isArray(notes)

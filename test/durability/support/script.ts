@@ -33,7 +33,7 @@ export const FRONTEND_TOOL = {
 /** Deterministic prose: `words` words cycling through a fixed vocabulary. */
 export function prose(words: number, seed = 0): string {
   const vocab = ["durable", "threads", "replay", "the", "log", "never", "forgets", "a", "frame", "cursor", "résumé", "°C"];
-  return Array.from({ length: words }, (_, i) => vocab[(i * 7 + seed) % vocab.length]).join(" ") + ".";
+  return `${Array.from({ length: words }, (_, i) => vocab[(i * 7 + seed) % vocab.length]).join(" ")}.`;
 }
 
 export const LONG_INTRO = prose(120, 1);
@@ -120,7 +120,7 @@ export function durableAgent(opts: { hold?: () => Promise<void> } = {}): AgentDe
   const work = defineTool({
     name: "work",
     description: "Works through items, reporting progress in state.work",
-    parameters: z.object({ items: z.array(z.string()) }),
+    inputSchema: z.object({ items: z.array(z.string()) }),
     async execute({ items }, ctx) {
       await ctx.state.patch([{ op: "add", path: "/work", value: { done: [] as string[], total: items.length } }]);
       for (const [i, item] of items.entries()) {
@@ -134,7 +134,7 @@ export function durableAgent(opts: { hold?: () => Promise<void> } = {}): AgentDe
   const lookup = defineTool({
     name: "lookup",
     description: "Looks something up",
-    parameters: z.object({ query: z.string() }),
+    inputSchema: z.object({ query: z.string() }),
     async execute({ query }, ctx) {
       await ctx.state.patch([{ op: "add", path: "/lookups", value: [query] }]);
       return { query, value: 42 };
@@ -143,7 +143,7 @@ export function durableAgent(opts: { hold?: () => Promise<void> } = {}): AgentDe
   const finish = defineTool({
     name: "finish",
     description: "Ends the conversation",
-    parameters: z.object({ summary: z.string() }),
+    inputSchema: z.object({ summary: z.string() }),
     execute({ summary }, ctx) {
       ctx.complete({ summary });
       return "finished";
@@ -152,7 +152,7 @@ export function durableAgent(opts: { hold?: () => Promise<void> } = {}): AgentDe
   const hold = defineTool({
     name: "hold",
     description: "Waits until released",
-    parameters: z.object({ reason: z.string() }),
+    inputSchema: z.object({ reason: z.string() }),
     async execute(_args, ctx) {
       // Held until the test opens the door, or the run is cancelled.
       const aborted = new Promise<never>((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }));

@@ -2,8 +2,13 @@
  * A byte-level SSE reader that can hang up anywhere: after N whole frames (between frames), or
  * after N whole frames plus a prefix of the next one (a frame cut in half). Only frames whose
  * terminating blank line arrived before the cut count as received, as in a real client. The
- * hang-up is real: the fetch is aborted, which destroys the socket mid-body.
+ * hang-up is real: the fetch is aborted, which destroys the socket mid-body. It splits on bytes
+ * rather than text (so a cut can land inside a multi-byte character) and leaves the parsing of
+ * each block to the shared reader.
  */
+import { parseSseBlock } from "../../../protocol/sse-read.ts";
+import { frameOf } from "../../support/sse-client.ts";
+
 export interface Frame {
   id: string;
   event: { type: string; [key: string]: unknown };
@@ -42,16 +47,10 @@ const SEP = Buffer.from("\n\n");
 export const isTerminal = (f: Frame) => f.event.type === "RUN_FINISHED" || f.event.type === "RUN_ERROR";
 
 /** Parses one SSE block; undefined for a comment-only block (keep-alive). */
-function parseBlock(block: string): Frame | undefined {
-  let id: string | undefined;
-  const data: string[] = [];
-  for (const line of block.split("\n")) {
-    if (line.startsWith("id:")) id = line.slice(3).trim();
-    else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-  }
-  if (data.length === 0) return undefined;
-  if (id === undefined) throw new Error(`frame without an id: ${block}`);
-  return { id, event: JSON.parse(data.join("\n")) as Frame["event"] };
+function parseBlock(raw: string): Frame | undefined {
+  const frame = frameOf(parseSseBlock(raw));
+  if (frame && frame.id === undefined) throw new Error(`frame without an id: ${raw}`);
+  return frame as Frame | undefined;
 }
 
 export async function readSse(url: string, opts: ReadOptions): Promise<ReadResult> {

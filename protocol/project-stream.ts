@@ -1,0 +1,103 @@
+/**
+ * The streamed parts of a run as frames: text, reasoning and tool-call deltas, steps, terminal
+ * output, artifacts and activities. Each maps to frames only while its run is open (`s`); none of
+ * them changes the thread's state or conversation, so they need nothing of the Projector but the
+ * open run and the ids already shown (which the durable message.appended that follows consults).
+ */
+import { EventType, type AGUIEvent } from "@ag-ui/core";
+import type { EventOf, WorkflowEvent } from "./events.ts";
+import type { Shown } from "./project-messages.ts";
+import type { RunScope } from "./project-scope.ts";
+
+const STREAM_TYPES = [
+  "text.started",
+  "text.delta",
+  "text.ended",
+  "reasoning.started",
+  "reasoning.delta",
+  "reasoning.ended",
+  "toolcall.started",
+  "toolcall.args",
+  "toolcall.ended",
+  "task.created",
+  "task.completed",
+  "task.failed",
+  "terminal.output",
+  "artifact.written",
+  "activity.snapshot",
+  "activity.delta",
+] as const;
+
+export type StreamEvent = EventOf<(typeof STREAM_TYPES)[number]>;
+
+const streamTypes: ReadonlySet<string> = new Set(STREAM_TYPES);
+
+export function isStreamEvent(e: WorkflowEvent): e is StreamEvent {
+  return streamTypes.has(e.type);
+}
+
+export function projectStreamEvent(e: StreamEvent, s: RunScope | undefined, shown: Shown, out: AGUIEvent[]): void {
+  if (!s) return;
+  switch (e.type) {
+    case "text.started":
+      if (s.openText(e.data.messageId, out)) shown.text.add(e.data.messageId);
+      break;
+    case "text.delta":
+      s.textDelta(e.data.messageId, e.data.delta, out);
+      break;
+    case "text.ended":
+      s.closeText(e.data.messageId, out);
+      break;
+    case "reasoning.started":
+      if (s.openReasoning(e.data.messageId, out)) shown.reasoning.add(e.data.messageId);
+      break;
+    case "reasoning.delta":
+      s.reasoningDelta(e.data.messageId, e.data.delta, out);
+      break;
+    case "reasoning.ended":
+      s.closeReasoning(e.data.messageId, out);
+      break;
+    case "toolcall.started": {
+      const { toolCallId, name, parentMessageId } = e.data;
+      if (s.openToolCall(toolCallId, name, parentMessageId, out)) shown.toolCalls.add(toolCallId);
+      break;
+    }
+    case "toolcall.args":
+      s.toolCallArgs(e.data.toolCallId, e.data.delta, out);
+      break;
+    case "toolcall.ended":
+      s.closeToolCall(e.data.toolCallId, out);
+      break;
+    case "task.created":
+      s.openStep(e.data.taskId, e.data.name, out);
+      break;
+    case "task.completed":
+    case "task.failed":
+      s.closeStep(e.data.taskId, out);
+      break;
+    default:
+      out.push(customFrame(e));
+  }
+}
+
+/** The events that map to one frame whatever is open: CUSTOM and ACTIVITY_*. */
+function customFrame(e: EventOf<"terminal.output" | "artifact.written" | "activity.snapshot" | "activity.delta">): AGUIEvent {
+  switch (e.type) {
+    case "terminal.output": {
+      const { toolCallId, stream, data } = e.data;
+      return { type: EventType.CUSTOM, name: "terminal", value: { toolCallId, stream, data } };
+    }
+    case "artifact.written": {
+      const { runId: _run, ...artifact } = e.data;
+      return { type: EventType.CUSTOM, name: "artifact", value: artifact };
+    }
+    case "activity.snapshot": {
+      const { messageId, activityType, content } = e.data;
+      return { type: EventType.ACTIVITY_SNAPSHOT, messageId, activityType, content };
+    }
+    case "activity.delta": {
+      const { messageId, activityType, patch } = e.data;
+      return { type: EventType.ACTIVITY_DELTA, messageId, activityType, patch };
+    }
+  }
+}
