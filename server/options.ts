@@ -69,7 +69,7 @@ export interface ThreadlineOptions {
   drainTimeoutMs?: number;
   logger?: Logger;
   /** This process's name in lease rows; random per process by default. */
-  instanceId?: string;
+  leaseOwner?: string;
   /** Where the threads' workspaces are and how commands run; defaults to the configuration's. */
   workspace?: WorkspaceHost;
   /** Everything not given above; default: loadConfig() of the environment. */

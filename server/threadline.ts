@@ -77,7 +77,7 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
 
   const workspace = opts.workspace ?? workspaceHostFromConfig(config);
   const agents = new AgentRegistry(opts.agents ?? [defaultAgent(), approvalsAgent(), codingAgent({ host: workspace }), ...demoAgents()]);
-  const engine = new Engine({ store, agents, models: models.factory, logger, instanceId: opts.instanceId, leaseTtlMs: config.LEASE_TTL_MS });
+  const engine = new Engine({ store, agents, models: models.factory, logger, leaseOwner: opts.leaseOwner, leaseTtlMs: config.LEASE_TTL_MS });
   const edge = edgeOptions(config);
   if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
   const apiKeys = opts.auth ? [] : config.API_KEYS;
@@ -94,7 +94,7 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
   async function startOnce(): Promise<void> {
     await store.migrate();
     logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite${opts.database ? "" : ` under ${config.DATA_DIR}`}`);
-    await checkWorkspace(workspace, store, engine.instanceId, logger);
+    await checkWorkspace(workspace, store, engine.leaseOwner, logger);
     await engine.start();
     const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
     closers.unshift(async () => stopRetention());
@@ -176,11 +176,11 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
  * leases now (their markers are visible), and the sandbox starts. Failures are logged, not
  * fatal: the tools say the same to the model when they are called.
  */
-async function checkWorkspace(workspace: WorkspaceHost, store: EventStore, instanceId: string, logger: Logger): Promise<void> {
+async function checkWorkspace(workspace: WorkspaceHost, store: EventStore, leaseOwner: string, logger: Logger): Promise<void> {
   const { workspaces, sandbox } = workspace;
   try {
     const owners = (await store.listThreads({ status: "RUNNING", limit: 200 })).threads.map((t) => t.leaseOwner).filter((o): o is string => !!o);
-    const shared = await workspaces.checkShared(instanceId, owners);
+    const shared = await workspaces.checkShared(leaseOwner, owners);
     if (shared.unseen.length > 0) {
       logger.error(
         { root: workspaces.root, instances: shared.unseen },

@@ -30,7 +30,7 @@ export interface EngineOptions {
   models: ModelFactory;
   logger: Logger;
   /** This process's name in lease rows; random per process by default. */
-  instanceId?: string;
+  leaseOwner?: string;
   leaseTtlMs?: number;
 }
 
@@ -38,7 +38,7 @@ export interface EngineOptions {
 export const SHUTDOWN_GRACE_MS = 2_000;
 
 export class Engine {
-  readonly instanceId: string;
+  readonly leaseOwner: string;
   readonly leaseTtlMs: number;
   readonly #core: EngineCore;
   readonly #executor: RunExecutor;
@@ -48,14 +48,14 @@ export class Engine {
   #closed = false;
 
   constructor(opts: EngineOptions) {
-    this.instanceId = opts.instanceId ?? `threadline-${randomUUID().slice(0, 8)}`;
+    this.leaseOwner = opts.leaseOwner ?? `threadline-${randomUUID().slice(0, 8)}`;
     this.leaseTtlMs = opts.leaseTtlMs ?? 15_000;
-    const logger = opts.logger.child({ instance: this.instanceId });
+    const logger = opts.logger.child({ instance: this.leaseOwner });
     this.#executor = new RunExecutor({
       store: opts.store,
       models: opts.models,
       logger,
-      leaseOwner: this.instanceId,
+      leaseOwner: this.leaseOwner,
       leaseTtlMs: this.leaseTtlMs,
       onSettled: (threadId) => drainQueue(this.#core, threadId),
     });
@@ -64,7 +64,7 @@ export class Engine {
       agents: opts.agents,
       logger,
       executor: this.#executor,
-      leaseOwner: this.instanceId,
+      leaseOwner: this.leaseOwner,
       leaseTtlMs: this.leaseTtlMs,
       closed: () => this.#draining || this.#closed,
     };
@@ -125,7 +125,7 @@ export class Engine {
     this.#timers?.stop();
     await Promise.race([this.#executor.shutdown(), abortOf(AbortSignal.timeout(graceMs))]);
     try {
-      const released = await this.#core.store.releaseAllLeases(this.instanceId);
+      const released = await this.#core.store.releaseAllLeases(this.leaseOwner);
       if (released.length > 0) this.#core.logger.info({ threads: released }, "released this instance's leases: other instances resume these runs");
     } catch (err) {
       this.#core.logger.warn({ err }, "could not release this instance's leases; they expire by themselves and recovery resumes the runs then");

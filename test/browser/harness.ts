@@ -60,7 +60,7 @@ export interface AppServer {
 }
 
 export async function startServer(
-  opts: { store?: EventStore; planStepDelayMs?: number; instanceId?: string; /** Hosted besides the default and demo agents. */ agents?: AgentDefinition[] } = {},
+  opts: { store?: EventStore; planStepDelayMs?: number; leaseOwner?: string; /** Hosted besides the default and demo agents. */ agents?: AgentDefinition[] } = {},
 ): Promise<AppServer> {
   await ensureClientBuilt({ quiet: true });
   const ownStore = !opts.store;
@@ -81,7 +81,7 @@ export async function startServer(
       ...demoAgents({ planStepDelayMs: opts.planStepDelayMs ?? 50 }),
       ...(opts.agents ?? []),
     ],
-    instanceId: opts.instanceId,
+    leaseOwner: opts.leaseOwner,
   });
   const port = await threadline.listen(0, "127.0.0.1");
   return {

@@ -23,8 +23,8 @@ suite("two instances, one Postgres, in the browser", () => {
   beforeAll(async () => {
     storeA = openStore(schema);
     storeB = openStore(schema);
-    a = await startServer({ store: storeA, planStepDelayMs: 700, instanceId: "instance-a" });
-    b = await startServer({ store: storeB, planStepDelayMs: 700, instanceId: "instance-b" });
+    a = await startServer({ store: storeA, planStepDelayMs: 700, leaseOwner: "instance-a" });
+    b = await startServer({ store: storeB, planStepDelayMs: 700, leaseOwner: "instance-b" });
     browser = await launchBrowser();
   }, 180_000);
 

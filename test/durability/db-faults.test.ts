@@ -98,7 +98,7 @@ describe.skipIf(!DATABASE_URL)("database faults through a TCP proxy (Postgres)",
       llmUrl: upstream.url,
       agents: [gated.agent],
       store,
-      instanceId: "proxied",
+      leaseOwner: "proxied",
       env: { LEASE_TTL_MS: String(LEASE_TTL_MS) },
     });
     const cleanup = [
@@ -179,7 +179,7 @@ describe.skipIf(!DATABASE_URL)("database faults through a TCP proxy (Postgres)",
       llmUrl: upstream.url,
       agents: [gatedB.agent],
       store: storeB,
-      instanceId: "direct",
+      leaseOwner: "direct",
       env: { LEASE_TTL_MS: String(LEASE_TTL_MS) },
     });
     s.cleanup.push(async () => {

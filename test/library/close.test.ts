@@ -36,8 +36,8 @@ describe.runIf(DATABASE_URL)("close() with a second instance on the same Postgre
   async function pair(gated: GatedAgent, drainTimeoutMs: number) {
     const schema = testSchema();
     const common = { llmUrl: upstream.url, mount: "/ai", agents: [gated.agent], database: DATABASE_URL!, schema };
-    const a = await startLibraryApp({ ...common, instanceId: "A", drainTimeoutMs });
-    const b = await startLibraryApp({ ...common, instanceId: "B" });
+    const a = await startLibraryApp({ ...common, leaseOwner: "A", drainTimeoutMs });
+    const b = await startLibraryApp({ ...common, leaseOwner: "B" });
     open.push(b);
     return { a, b, schema };
   }

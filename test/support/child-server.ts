@@ -80,7 +80,7 @@ function slowToolAgent(
 
 const env = process.env;
 const config = loadConfig(env);
-const instanceId = env.CHILD_INSTANCE_ID || `child-${process.pid}`;
+const leaseOwner = env.CHILD_INSTANCE_ID || `child-${process.pid}`;
 const wanted = (env.CHILD_AGENTS || "default").split(",").map((s) => s.trim()).filter(Boolean);
 const agents = wanted.map((name) => {
   if (name === "default") return defaultAgent({ planStepDelayMs: 20 });
@@ -88,19 +88,19 @@ const agents = wanted.map((name) => {
   if (name === APPROVALS_AGENT_ID) {
     return approvalsAgent({
       onSend: (email, at) => {
-        const line: ToolLogLine = { phase: "sent", toolCallId: at.toolCallId, label: email.subject, instance: instanceId, pid: process.pid, at: Date.now() };
+        const line: ToolLogLine = { phase: "sent", toolCallId: at.toolCallId, label: email.subject, instance: leaseOwner, pid: process.pid, at: Date.now() };
         if (env.CHILD_TOOL_LOG) appendFileSync(env.CHILD_TOOL_LOG, `${JSON.stringify(line)}\n`);
       },
     });
   }
   const toolMs = Number(env.CHILD_TOOL_MS || 100);
-  if (name === SLOW_TOOL_AGENT_ID) return slowToolAgent(name, "resume", instanceId, toolMs, env.CHILD_TOOL_LOG);
-  if (name === STRICT_TOOL_AGENT_ID) return slowToolAgent(name, "fail", instanceId, toolMs, env.CHILD_TOOL_LOG);
+  if (name === SLOW_TOOL_AGENT_ID) return slowToolAgent(name, "resume", leaseOwner, toolMs, env.CHILD_TOOL_LOG);
+  if (name === STRICT_TOOL_AGENT_ID) return slowToolAgent(name, "fail", leaseOwner, toolMs, env.CHILD_TOOL_LOG);
   throw new Error(`CHILD_AGENTS: unknown agent "${name}" (known: default, ${APPROVALS_AGENT_ID}, ${SLOW_TOOL_AGENT_ID}, ${STRICT_TOOL_AGENT_ID})`);
 });
 
-const logger = pino({ level: config.LOG_LEVEL, base: { instance: instanceId } }, pino.destination(2));
-const threadline = await createThreadline({ config, agents, logger, instanceId });
+const logger = pino({ level: config.LOG_LEVEL, base: { instance: leaseOwner } }, pino.destination(2));
+const threadline = await createThreadline({ config, agents, logger, leaseOwner });
 const port = await threadline.listen(config.PORT, "127.0.0.1");
 process.stdout.write(`listening ${port}\n`);
 

@@ -57,7 +57,7 @@ export interface TestServerOptions {
   readTimeoutMs?: number;
   /** The server's default model instead of OpenAI at llmUrl (agents' own `model` still wins). */
   model?: Model | ModelFactory | string;
-  instanceId?: string;
+  leaseOwner?: string;
   /** The threads' workspaces and the command sandbox (default: from the config, DATA_DIR a temp dir). */
   workspace?: (config: Config) => WorkspaceHost;
 }
@@ -86,7 +86,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
     agents: opts.agents ?? [defaultAgent({ planStepDelayMs: 20 })],
     ...(opts.model !== undefined && { model: opts.model }),
-    instanceId: opts.instanceId,
+    leaseOwner: opts.leaseOwner,
     ...(opts.workspace && { workspace: opts.workspace(config) }),
   });
   const port = await threadline.listen(0, "127.0.0.1");

@@ -55,17 +55,17 @@ export async function releaseLease(db: Queryable, s: string, threadId: string, l
 }
 
 /**
- * Gives back every lease `owner` holds, made claimable at once (no expiry to wait for): the
+ * Gives back every lease `leaseOwner` holds, made claimable at once (no expiry to wait for): the
  * last step of an instance's graceful close, so that no thread stays fenced to an instance
  * that is gone, whatever its runs were doing when they were stopped. Returns the threads.
  */
-export async function releaseAllLeases(db: Queryable, s: string, owner: string): Promise<string[]> {
+export async function releaseAllLeases(db: Queryable, s: string, leaseOwner: string): Promise<string[]> {
   const { rows } = await db.query<{ thread_id: string }>(
     `update ${s}.threads
      set lease_owner = null, lease_expires_at = null
      where lease_owner = $1::text
      returning thread_id`,
-    [owner],
+    [leaseOwner],
   );
   return rows.map((r) => r.thread_id);
 }
