@@ -5,38 +5,27 @@
  * open run and the ids already shown (which the durable message.appended that follows consults).
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import type { EventOf, WorkflowEvent } from "./events.ts";
+import { STREAM_EVENT_TYPES, type EventOf, type WorkflowEvent } from "./events.ts";
 import type { Shown } from "./project-messages.ts";
 import type { RunScope } from "./project-scope.ts";
 
-const STREAM_TYPES = [
-  "text.started",
-  "text.delta",
-  "text.ended",
-  "reasoning.started",
-  "reasoning.delta",
-  "reasoning.ended",
-  "toolcall.started",
-  "toolcall.args",
-  "toolcall.ended",
-  "task.created",
-  "task.completed",
-  "task.failed",
-  "terminal.output",
-  "artifact.written",
-  "activity.snapshot",
-  "activity.delta",
-] as const;
+/**
+ * What this file projects: the stream-level events (STREAM_EVENT_TYPES, compacted after their run)
+ * and the durable parts that also show only inside their run (steps and artifacts). Built from
+ * that list rather than restating it, so an event added there is projected here or fails to
+ * type-check below.
+ */
+const RUN_PART_TYPES = [...STREAM_EVENT_TYPES, "task.created", "task.completed", "task.failed", "artifact.written", "activity.snapshot"] as const;
 
-export type StreamEvent = EventOf<(typeof STREAM_TYPES)[number]>;
+export type RunPartEvent = EventOf<(typeof RUN_PART_TYPES)[number]>;
 
-const streamTypes: ReadonlySet<string> = new Set(STREAM_TYPES);
+const runPartTypes: ReadonlySet<string> = new Set(RUN_PART_TYPES);
 
-export function isStreamEvent(e: WorkflowEvent): e is StreamEvent {
-  return streamTypes.has(e.type);
+export function isRunPart(e: WorkflowEvent): e is RunPartEvent {
+  return runPartTypes.has(e.type);
 }
 
-export function projectStreamEvent(e: StreamEvent, s: RunScope | undefined, shown: Shown, out: AGUIEvent[]): void {
+export function projectRunPart(e: RunPartEvent, s: RunScope | undefined, shown: Shown, out: AGUIEvent[]): void {
   if (!s) return;
   switch (e.type) {
     case "text.started":

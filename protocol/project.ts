@@ -47,7 +47,7 @@ import { keptBy } from "./branches.ts";
 import { newShown, projectAgentMessage } from "./project-messages.ts";
 import { interruptToolCall, runErrorEvent, runFinishedEvent, runStartedEvent, type RunInput } from "./project-run.ts";
 import { RunScope } from "./project-scope.ts";
-import { isStreamEvent, projectStreamEvent } from "./project-stream.ts";
+import { isRunPart, projectRunPart } from "./project-stream.ts";
 import { wantsInterruptTool, type InterruptRequest } from "./interrupts.ts";
 import { applyStatePatch } from "./state.ts";
 
@@ -143,8 +143,8 @@ export class Projector {
   private apply(e: StoredEvent, out: AGUIEvent[]): void {
     const runId = runIdOf(e) ?? e.runId ?? undefined;
     const s = this.active(runId);
-    if (isStreamEvent(e)) {
-      projectStreamEvent(e, s, this.shown, out);
+    if (isRunPart(e)) {
+      projectRunPart(e, s, this.shown, out);
       return;
     }
     switch (e.type) {

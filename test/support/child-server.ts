@@ -27,24 +27,11 @@ import { defineAgent, defineTool, type AgentDefinition } from "../../server/agen
 import { approvalsAgent, APPROVALS_AGENT_ID } from "../../server/agents/approvals-agent.ts";
 import { codingAgent } from "../../server/agents/coding-agent.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
+import { abortableWait as wait } from "../../server/agents/abortable-wait.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createThreadline } from "../../server/threadline.ts";
 import { SLOW_TOOL_AGENT_ID, SLOW_TOOL_NAME, STRICT_TOOL_AGENT_ID, type ToolLogLine } from "./server-process.ts";
 
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 function slowToolAgent(
   id: string,

@@ -21,6 +21,7 @@ import { causeText, httpError, ModelError } from "../errors.ts";
 import type { FinishReason, Model, ModelPart, ModelRequest } from "../model.ts";
 import { toAiSdkPrompt, toAiSdkTools } from "./prompt.ts";
 import { reasoningEntry } from "./reasoning.ts";
+import { abortableWait } from "../../agents/abortable-wait.ts";
 
 export interface AiSdkModelOptions {
   /** Upper bound on the wait for the provider's response headers, per attempt; 0 disables. Default 30 s. */
@@ -167,18 +168,7 @@ class StreamErrorPart extends Error {
 }
 
 function backoff(attempt: number, signal: AbortSignal): Promise<void> {
-  const ms = Math.min(8_000, 500 * 2 ** attempt) * (0.75 + Math.random() / 2);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+  return abortableWait(Math.min(8_000, 500 * 2 ** attempt) * (0.75 + Math.random() / 2), signal);
 }
 
 interface ReasoningBlock {
