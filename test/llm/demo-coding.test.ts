@@ -8,12 +8,12 @@ import type { Message } from "@ag-ui/core";
 import { describe, expect, it } from "vitest";
 import { HELLO_EDIT, HELLO_PATH, HELLO_PY } from "../../server/demo/scripts/coding.ts";
 import type { ModelTool } from "../../server/models/model.ts";
-import { useDemoModel } from "./demo-model.ts";
+import { withDemoModel } from "./demo-model.ts";
 
 const tool = (name: string): ModelTool => ({ name, description: name, inputSchema: { type: "object" } });
 const CODING = ["read", "write", "edit", "bash", "grep", "find", "ls", "run"].map(tool);
 
-const demoTurn = useDemoModel("You are a coding agent.");
+const demoTurn = withDemoModel("You are a coding agent.");
 const turn = (messages: Message[], tools = CODING) => demoTurn(messages, tools);
 
 /** What the coding agent's tools answer, as the contract shapes them. */

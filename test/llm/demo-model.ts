@@ -17,7 +17,7 @@ import { callsOf, collect, textOf } from "./support.ts";
  * level of a test file). Returns one turn: the model's parts for `messages` under the system
  * prompt `system`, with the text, the reasoning and the tool calls (arguments parsed) read out.
  */
-export function useDemoModel(system: string) {
+export function withDemoModel(system: string) {
   let demo: DemoUpstream;
   let model: OpenAIModel;
 

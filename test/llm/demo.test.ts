@@ -16,7 +16,7 @@ import {
   UpdateTasksArgsSchema,
 } from "../../server/demo/fixtures.ts";
 import type { ModelTool } from "../../server/models/model.ts";
-import { useDemoModel } from "./demo-model.ts";
+import { withDemoModel } from "./demo-model.ts";
 
 const schemas: Record<string, z.ZodType> = {
   [DEMO_TOOLS.getWeather]: GetWeatherArgsSchema,
@@ -32,7 +32,7 @@ const allTools: ModelTool[] = Object.entries(schemas).map(([name, schema]) => ({
 }));
 const backendTools = allTools.filter((t) => t.name !== DEMO_TOOLS.changeBackground && t.name !== DEMO_TOOLS.confirmAction);
 
-const demoTurn = useDemoModel("You are Threadline.");
+const demoTurn = withDemoModel("You are Threadline.");
 
 async function turn(messages: Message[], tools = allTools) {
   const answer = await demoTurn(messages, tools);
