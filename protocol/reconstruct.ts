@@ -141,15 +141,9 @@ export class Reconstructor {
         this.#activeRunId = e.data.runId;
         this.#interruptToolRun = wantsInterruptTool(e.data.tools) ? e.data.runId : undefined;
         break;
-      case "message.appended": {
-        const m = e.data.message as Message;
-        const at = this.#index.get(m.id);
-        if (at === undefined) {
-          this.#index.set(m.id, this.#messages.length);
-          this.#messages.push(m);
-        } else this.#messages[at] = m;
+      case "message.appended":
+        this.#appendMessage(e.data.message as Message);
         break;
-      }
       case "state.set":
         this.#state = e.data.state;
         break;
@@ -163,30 +157,12 @@ export class Reconstructor {
         this.#usage.push(e.data.usage);
         break;
       case "interrupt.requested":
-        // Asked again (a recovered run re-executing its tool) keeps the first request and any answer.
-        if (!this.#interrupts.has(e.data.interruptId)) {
-          this.#interrupts.set(e.data.interruptId, { request: e.data, form: this.#interruptToolRun === e.data.runId ? "tool" : "outcome" });
-        }
+      case "interrupt.resolved":
+        this.#interrupt(e);
         break;
-      case "interrupt.resolved": {
-        const rec = this.#interrupts.get(e.data.interruptId);
-        // A new record, not a mutation: the old one may be shared with a checkpoint already taken.
-        if (rec && !rec.resolution) this.#interrupts.set(e.data.interruptId, { ...rec, resolution: e.data });
+      case "branch.forked":
+        this.#fork(e);
         break;
-      }
-      case "branch.forked": {
-        // The branch left behind is the log up to here; the conversation goes on from what it keeps.
-        const kept = keptBy(this.#messages, e.data.keepThrough);
-        this.#messages.length = 0;
-        this.#index.clear();
-        kept.forEach((m, i) => {
-          this.#messages.push(m);
-          this.#index.set(m.id, i);
-        });
-        this.#branches.push({ ...e.data, seq: e.seq, at: e.at });
-        this.#branch = e.data.branchId;
-        break;
-      }
       case "task.created":
         if (e.data.toolCallId) this.#taskToolCall.set(e.data.taskId, e.data.toolCallId);
         break;
@@ -206,6 +182,41 @@ export class Reconstructor {
           if (this.#activeRunId === this.#lastEndedRunId) this.#activeRunId = undefined;
         }
     }
+  }
+
+  /** A message appended again under its id replaces itself, where it stood. */
+  #appendMessage(m: Message): void {
+    const at = this.#index.get(m.id);
+    if (at === undefined) {
+      this.#index.set(m.id, this.#messages.length);
+      this.#messages.push(m);
+    } else this.#messages[at] = m;
+  }
+
+  #interrupt(e: Extract<StoredEvent, { type: "interrupt.requested" | "interrupt.resolved" }>): void {
+    if (e.type === "interrupt.requested") {
+      // Asked again (a recovered run re-executing its tool) keeps the first request and any answer.
+      if (!this.#interrupts.has(e.data.interruptId)) {
+        this.#interrupts.set(e.data.interruptId, { request: e.data, form: this.#interruptToolRun === e.data.runId ? "tool" : "outcome" });
+      }
+      return;
+    }
+    const rec = this.#interrupts.get(e.data.interruptId);
+    // A new record, not a mutation: the old one may be shared with a checkpoint already taken.
+    if (rec && !rec.resolution) this.#interrupts.set(e.data.interruptId, { ...rec, resolution: e.data });
+  }
+
+  /** The branch left behind is the log up to here; the conversation goes on from what it keeps. */
+  #fork(e: Extract<StoredEvent, { type: "branch.forked" }>): void {
+    const kept = keptBy(this.#messages, e.data.keepThrough);
+    this.#messages.length = 0;
+    this.#index.clear();
+    kept.forEach((m, i) => {
+      this.#messages.push(m);
+      this.#index.set(m.id, i);
+    });
+    this.#branches.push({ ...e.data, seq: e.seq, at: e.at });
+    this.#branch = e.data.branchId;
   }
 
   /** Every interrupt of the thread, by id, with its answer once there is one. */

@@ -18,14 +18,15 @@ import { copilotkitHandler } from "./copilotkit/handler.ts";
 import { openDatabase } from "./database.ts";
 import { Engine } from "./engine/engine.ts";
 import { startRetention } from "./engine/retention.ts";
-import { API_BASE_PATH, COPILOTKIT_MOUNT_PATH, createApp, edgeOptions } from "./http/app.ts";
+import { API_BASE_PATH, COPILOTKIT_MOUNT_PATH, createApp, type EdgeOptions, edgeOptions } from "./http/app.ts";
 import { createRouter, edgeMiddleware, notStarted } from "./http/router.ts";
 import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
-import { createMetrics } from "./metrics.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
 import { modelsFromConfig } from "./models/from-config.ts";
 import { drainTimeoutOf, resolveConfig, type ThreadlineOptions } from "./options.ts";
 import type { EventStore } from "./store/types.ts";
+import type { ApiKey } from "./tenant.ts";
 
 export type { ThreadlineOptions } from "./options.ts";
 
@@ -56,11 +57,73 @@ export interface Threadline {
 }
 
 export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
+  const parts = wire(opts);
+  const { store, engine, config, logger } = parts;
+  let server: Server | undefined;
+  let starting: Promise<void> | undefined;
+  let started = false;
+  let closing: Promise<void> | undefined;
+  const handlers = lazyHandlers(parts, opts, () => started);
+
+  const threadline: Threadline = {
+    store,
+    engine,
+    config,
+    logger,
+    router: handlers.router,
+    copilotkit: handlers.copilotkit,
+    client: handlers.client,
+    get app() {
+      return handlers.app();
+    },
+    start() {
+      if (closing) return Promise.reject(new Error("This Threadline is closed: create a new one to start again."));
+      starting ??= (async () => {
+        await startParts(parts, opts);
+        started = true;
+      })();
+      return starting;
+    },
+    async listen(port = config.PORT, host = config.HOST) {
+      await threadline.start();
+      const standalone = threadline.app;
+      return new Promise((resolve, reject) => {
+        server = standalone.listen(port, host, (err?: Error) => {
+          if (err) return reject(err);
+          const address = server!.address();
+          resolve(typeof address === "object" && address ? address.port : port);
+        });
+      });
+    },
+    close() {
+      closing ??= closeParts(parts, opts, () => server, starting);
+      return closing;
+    },
+  };
+  return threadline;
+}
+
+/** What createThreadline wires together, before anything runs: no I/O. */
+interface Parts {
+  config: Config;
+  drainTimeoutMs: number;
+  logger: Logger;
+  metrics: Metrics;
+  store: EventStore;
+  workspace: WorkspaceHost;
+  agents: AgentRegistry;
+  engine: Engine;
+  edge: EdgeOptions;
+  /** The keys the router checks: none when an auth hook decides every request's tenant. */
+  apiKeys: readonly ApiKey[];
+  /** Run at close, in order, after the engine: what start() opened. */
+  closers: (() => Promise<void>)[];
+}
+
+function wire(opts: ThreadlineOptions): Parts {
   const config = resolveConfig(opts);
-  const drainTimeoutMs = drainTimeoutOf(opts);
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const metrics = createMetrics();
-  /** Run at close, in order, after the engine: what start() opened. */
   const closers: (() => Promise<void>)[] = [];
 
   const store =
@@ -81,36 +144,25 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
   const edge = edgeOptions(config);
   if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
   const apiKeys = opts.auth ? [] : config.API_KEYS;
+  return { config, drainTimeoutMs: drainTimeoutOf(opts), logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers };
+}
 
+/**
+ * The request handlers, each built on first use and then the same one: an application that
+ * mounts only router() never builds CopilotKit's runtime or the client app.
+ */
+function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean) {
+  const { store, engine, agents, metrics, logger, apiKeys, edge } = p;
   let router: Router | undefined;
   let copilotkit: RequestHandler | undefined;
   let client: RequestHandler | undefined;
   let app: Express | undefined;
-  let server: Server | undefined;
-  let starting: Promise<void> | undefined;
-  let started = false;
-  let closing: Promise<void> | undefined;
-
-  async function startOnce(): Promise<void> {
-    await store.migrate();
-    logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite${opts.database ? "" : ` under ${config.DATA_DIR}`}`);
-    await checkWorkspace(workspace, store, engine.leaseOwner, logger);
-    await engine.start();
-    const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
-    closers.unshift(async () => stopRetention());
-    started = true;
-  }
-
-  const threadline: Threadline = {
-    store,
-    engine,
-    config,
-    logger,
-    router() {
-      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: workspace.workspaces, started: () => started });
+  const handlers = {
+    router(): Router {
+      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started });
       return router;
     },
-    copilotkit() {
+    copilotkit(): RequestHandler {
       // The same edge as the router (auth, origin, parse, limits): its requests carry run bodies.
       copilotkit ??= copilotkitHandler({
         engine,
@@ -118,57 +170,49 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
         agents,
         logger,
         metrics,
-        auth: Router().use(notStarted(() => started), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
+        auth: Router().use(notStarted(started), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
         maxBodyBytes: edge.maxBodyBytes,
       });
       return copilotkit;
     },
-    client() {
+    client(): RequestHandler {
       client ??= clientApp();
       return client;
     },
-    get app() {
-      app ??= createApp({ store, metrics, logger, apiKeys: config.API_KEYS, edge, router: threadline.router(), copilotkit: threadline.copilotkit(), client: threadline.client() });
+    app(): Express {
+      app ??= createApp({ store, metrics, logger, apiKeys: p.config.API_KEYS, edge, router: handlers.router(), copilotkit: handlers.copilotkit(), client: handlers.client() });
       return app;
     },
-    start() {
-      if (closing) return Promise.reject(new Error("This Threadline is closed: create a new one to start again."));
-      starting ??= startOnce();
-      return starting;
-    },
-    async listen(port = config.PORT, host = config.HOST) {
-      await threadline.start();
-      const standalone = threadline.app;
-      return new Promise((resolve, reject) => {
-        server = standalone.listen(port, host, (err?: Error) => {
-          if (err) return reject(err);
-          const address = server!.address();
-          resolve(typeof address === "object" && address ? address.port : port);
-        });
-      });
-    },
-    close() {
-      closing ??= closeOnce();
-      return closing;
-    },
   };
+  return handlers;
+}
 
-  async function closeOnce(): Promise<void> {
-    // No new connections; those open (a stream of a run that is finishing) stay until the drain ends.
-    const stopped = server ? new Promise<void>((r) => server!.close(() => r())) : Promise.resolve();
-    await starting?.catch(() => {}); // a start in flight finishes first: its engine is what drains
-    if (starting) {
-      logger.info({ drainTimeoutMs }, "closing: new runs are refused; the runs executing here get drainTimeoutMs to finish");
-      await engine.drain(AbortSignal.timeout(drainTimeoutMs));
-    }
-    await engine.close();
-    server?.closeAllConnections();
-    await stopped;
-    for (const close of closers) await close().catch((err: unknown) => logger.warn({ err }, "close failed"));
-    if (!opts.store) await store.close().catch((err: unknown) => logger.warn({ err }, "closing the event store failed"));
+async function startParts(p: Parts, opts: ThreadlineOptions): Promise<void> {
+  const { store, logger, config, engine } = p;
+  await store.migrate();
+  logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite${opts.database ? "" : ` under ${config.DATA_DIR}`}`);
+  await checkWorkspace(p.workspace, store, engine.leaseOwner, logger);
+  await engine.start();
+  const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
+  p.closers.unshift(async () => stopRetention());
+}
+
+/** `server` is read when needed: a listen() in flight may bind it while the engine drains. */
+async function closeParts(p: Parts, opts: ThreadlineOptions, server: () => Server | undefined, starting: Promise<void> | undefined): Promise<void> {
+  const { engine, logger, drainTimeoutMs } = p;
+  // No new connections; those open (a stream of a run that is finishing) stay until the drain ends.
+  const listening = server();
+  const stopped = listening ? new Promise<void>((r) => listening.close(() => r())) : Promise.resolve();
+  await starting?.catch(() => {}); // a start in flight finishes first: its engine is what drains
+  if (starting) {
+    logger.info({ drainTimeoutMs }, "closing: new runs are refused; the runs executing here get drainTimeoutMs to finish");
+    await engine.drain(AbortSignal.timeout(drainTimeoutMs));
   }
-
-  return threadline;
+  await engine.close();
+  server()?.closeAllConnections();
+  await stopped;
+  for (const close of p.closers) await close().catch((err: unknown) => logger.warn({ err }, "close failed"));
+  if (!opts.store) await p.store.close().catch((err: unknown) => logger.warn({ err }, "closing the event store failed"));
 }
 
 /**

@@ -6,7 +6,7 @@
 import { useAgent, useCopilotKit } from "@copilotkit/react-core/v2";
 import { Fragment, useEffect, useMemo, useRef, useState } from "react";
 import { isActive } from "../../protocol/lifecycle.ts";
-import { cancelThread } from "./api.ts";
+import { cancelThread, type WorkflowEvent } from "./api.ts";
 import { ThreadChromeContext, type ThreadChrome } from "./chrome-context.ts";
 import { Chat } from "./components/Chat.tsx";
 import { backgroundFrom, DefaultFrontendTools } from "./components/FrontendTools.tsx";
@@ -19,8 +19,8 @@ import { DemoIntro } from "./demos/DemoIntro.tsx";
 import { DemoPicker } from "./demos/DemoPicker.tsx";
 import type { DemoFeature } from "./demos/feature.ts";
 import { isFresh, markStarted } from "./fresh-threads.ts";
-import { chromeFor, settled, type ChromeStatus } from "./status.ts";
-import { useThread } from "./useThread.ts";
+import { type Chrome, chromeFor, settled, type ChromeStatus } from "./status.ts";
+import { type ThreadView, useThread } from "./useThread.ts";
 
 interface Props {
   agentId: string;
@@ -31,17 +31,134 @@ interface Props {
   newThread(): void;
 }
 
+type Agent = ReturnType<typeof useAgent>["agent"];
+type CopilotKit = ReturnType<typeof useCopilotKit>["copilotkit"];
+
 export function App({ agentId, demo, threadId, navigate, newThread }: Props) {
-  // A thread this tab minted does not exist on the server before its first run starts: asking
-  // for it would only earn 404s (logged by the browser as errors), so the view waits for that.
-  // Read on every render, not kept in state: a state would lag one render behind a thread switch.
-  const [, setStarted] = useState<string | null>(null);
   const view = useThread(threadId, !isFresh(threadId));
   const { agent } = useAgent({ agentId });
   const { copilotkit } = useCopilotKit();
   useToolCards();
+  const server = view.detail?.status;
+  const [submitted, setSubmitted] = useSubmitted(agent, threadId, view);
+  useAttachToForeignRun(agent, copilotkit, server, view.detail?.activeRunId ?? null, submitted);
 
-  // The browser knows a run started before the server's row says so: bridge the gap.
+  const context = useChromeContext(agentId, threadId, view, submitted, setSubmitted);
+  const { status, chrome } = context;
+  const cancel = () => cancelRun(copilotkit, agent, threadId);
+
+  const background = backgroundFrom(agent.messages as never[]);
+  const Tools = demo ? demo.Tools : DefaultFrontendTools;
+  const Provider = demo?.Provider ?? Fragment;
+  return (
+    <ThreadChromeContext.Provider value={context}>
+      <Provider>
+        {Tools && <Tools />}
+        <div
+          className="app"
+          data-testid="app"
+          data-agent={agentId}
+          data-background={background ?? ""}
+          style={background ? { background } : undefined}
+        >
+          <TopBar demo={demo} threadId={threadId} status={status} chrome={chrome} events={view.events} onCancel={cancel} onNew={newThread} />
+          <div className="left">
+            <DemoPicker current={demo?.slug ?? null} />
+            <ThreadList agentId={agentId} currentId={threadId} pulse={`${threadId}:${server ?? "NEW"}`} onSelect={navigate} onNew={newThread} />
+          </div>
+          <main className="middle">
+            {demo ? <DemoMiddle demo={demo} /> : <StatePanel editable={chrome.inputEnabled} live={isActive(status)} />}
+            <Inspector events={view.events} connected={view.connected} />
+          </main>
+          <aside className="chat-sidebar">
+            <Chat />
+          </aside>
+        </div>
+      </Provider>
+    </ThreadChromeContext.Provider>
+  );
+}
+
+/**
+ * What the thread's chrome shows: the server's row, or PENDING while a run this page submitted
+ * has not reached it yet (the row would otherwise show NEW, or the last run's end, until then).
+ */
+function useChromeContext(agentId: string, threadId: string, view: ThreadView, submitted: boolean, setSubmitted: (submitted: boolean) => void): ThreadChrome {
+  let status: ChromeStatus = view.detail?.status ?? (view.loaded ? "NEW" : "LOADING");
+  if (submitted && (status === "NEW" || settled(status))) status = "PENDING";
+  const chrome = chromeFor(status, view.detail?.toolCalls);
+  return useMemo<ThreadChrome>(
+    () => ({
+      agentId,
+      threadId,
+      status,
+      chrome,
+      detail: view.detail,
+      terminal: view.terminal,
+      onSubmitted: () => setSubmitted(true),
+    }),
+    [agentId, threadId, status, chrome, view.detail, view.terminal],
+  );
+}
+
+/**
+ * CopilotKit's stop goes through the runtime to our runner, which cancels durably; if the
+ * status has not moved a moment later, ask our cancel endpoint directly.
+ */
+function cancelRun(copilotkit: CopilotKit, agent: Agent, threadId: string): void {
+  copilotkit.stopAgent({ agent });
+  setTimeout(() => {
+    void cancelThread(threadId).catch(() => undefined);
+  }, 1500);
+}
+
+function TopBar({
+  demo,
+  threadId,
+  status,
+  chrome,
+  events,
+  onCancel,
+  onNew,
+}: { demo: DemoFeature | undefined; threadId: string; status: ChromeStatus; chrome: Chrome; events: WorkflowEvent[]; onCancel(): void; onNew(): void }) {
+  return (
+    <header className="topbar">
+      <span className="brand">Threadline</span>
+      {demo && <span className="demo-title" data-testid="demo-title">{demo.title}</span>}
+      <span className="thread-id" data-testid="thread-id" title={threadId}>
+        {threadId}
+      </span>
+      <StatusBar status={status} chrome={chrome} events={events} onCancel={onCancel} onNew={onNew} />
+      <a className="v1-link" href="/v1">
+        v1 page
+      </a>
+    </header>
+  );
+}
+
+/** A demo feature's page: what it shows, then its own panel in place of the shared state. */
+function DemoMiddle({ demo }: { demo: DemoFeature }) {
+  const Panel = demo.Panel;
+  return (
+    <>
+      <DemoIntro feature={demo} />
+      {Panel && <Panel />}
+    </>
+  );
+}
+
+/**
+ * Whether a run this page submitted is on its way: the browser knows a run started before the
+ * server's row says so, and this bridges the gap until the row is active or the run ends. Also
+ * follows the agent's run events that move the view: RUN_STARTED makes a fresh thread real, a
+ * run's end refreshes the row.
+ */
+function useSubmitted(agent: Agent, threadId: string, view: ThreadView): [boolean, (submitted: boolean) => void] {
+  // A thread this tab minted does not exist on the server before its first run starts: asking
+  // for it would only earn 404s (logged by the browser as errors), so the view waits for that.
+  // isFresh is read on every render, not kept in state: a state would lag one render behind a
+  // thread switch; this state only re-renders once the thread exists.
+  const [, setStarted] = useState<string | null>(null);
   const [submitted, setSubmitted] = useState(false);
   useEffect(() => setSubmitted(false), [threadId]);
   const server = view.detail?.status;
@@ -66,11 +183,15 @@ export function App({ agentId, demo, threadId, navigate, newThread }: Props) {
     });
     return () => sub.unsubscribe();
   }, [agent, threadId, view.refresh]);
+  return [submitted, setSubmitted];
+}
 
-  // A run this page did not start (another tab, another client, another server instance): once
-  // the log says it is active and nothing streams here, attach to it through CopilotKit's connect.
+/**
+ * A run this page did not start (another tab, another client, another server instance): once
+ * the log says it is active and nothing streams here, attach to it through CopilotKit's connect.
+ */
+function useAttachToForeignRun(agent: Agent, copilotkit: CopilotKit, server: ChromeStatus | undefined, activeRunId: string | null, submitted: boolean) {
   const attachedRun = useRef<string | null>(null);
-  const activeRunId = view.detail?.activeRunId ?? null;
   useEffect(() => {
     if (server !== "RUNNING" || !activeRunId || submitted || attachedRun.current === activeRunId) return;
     const timer = setTimeout(() => {
@@ -80,79 +201,4 @@ export function App({ agentId, demo, threadId, navigate, newThread }: Props) {
     }, 400);
     return () => clearTimeout(timer);
   }, [server, activeRunId, submitted, agent, copilotkit]);
-
-  let status: ChromeStatus = server ?? (view.loaded ? "NEW" : "LOADING");
-  if (submitted && (status === "NEW" || settled(status))) status = "PENDING";
-  const chrome = chromeFor(status, view.detail?.toolCalls);
-
-  const cancel = () => {
-    // CopilotKit's stop goes through the runtime to our runner, which cancels durably; if the
-    // status has not moved a moment later, ask our cancel endpoint directly.
-    copilotkit.stopAgent({ agent });
-    setTimeout(() => {
-      void cancelThread(threadId).catch(() => undefined);
-    }, 1500);
-  };
-
-  const context = useMemo<ThreadChrome>(
-    () => ({
-      agentId,
-      threadId,
-      status,
-      chrome,
-      detail: view.detail,
-      terminal: view.terminal,
-      onSubmitted: () => setSubmitted(true),
-    }),
-    [agentId, threadId, status, chrome, view.detail, view.terminal],
-  );
-
-  const background = backgroundFrom(agent.messages as never[]);
-  const Tools = demo ? demo.Tools : DefaultFrontendTools;
-  const Panel = demo?.Panel;
-  const Provider = demo?.Provider ?? Fragment;
-  return (
-    <ThreadChromeContext.Provider value={context}>
-      <Provider>
-        {Tools && <Tools />}
-        <div
-          className="app"
-          data-testid="app"
-          data-agent={agentId}
-          data-background={background ?? ""}
-          style={background ? { background } : undefined}
-        >
-          <header className="topbar">
-            <span className="brand">Threadline</span>
-            {demo && <span className="demo-title" data-testid="demo-title">{demo.title}</span>}
-            <span className="thread-id" data-testid="thread-id" title={threadId}>
-              {threadId}
-            </span>
-            <StatusBar status={status} chrome={chrome} events={view.events} onCancel={cancel} onNew={newThread} />
-            <a className="v1-link" href="/v1">
-              v1 page
-            </a>
-          </header>
-          <div className="left">
-            <DemoPicker current={demo?.slug ?? null} />
-            <ThreadList agentId={agentId} currentId={threadId} pulse={`${threadId}:${server ?? "NEW"}`} onSelect={navigate} onNew={newThread} />
-          </div>
-          <main className="middle">
-            {demo ? (
-              <>
-                <DemoIntro feature={demo} />
-                {Panel && <Panel />}
-              </>
-            ) : (
-              <StatePanel editable={chrome.inputEnabled} live={isActive(status)} />
-            )}
-            <Inspector events={view.events} connected={view.connected} />
-          </main>
-          <aside className="chat-sidebar">
-            <Chat />
-          </aside>
-        </div>
-      </Provider>
-    </ThreadChromeContext.Provider>
-  );
 }

@@ -25,11 +25,48 @@ export interface ThreadView {
 }
 
 export function useThread(threadId: string, exists = true): ThreadView {
+  const row = useThreadRow(threadId, exists);
+  const log = useEventLog();
+  const [connected, setConnected] = useState(false);
+  const { refresh } = row;
+
+  // A new thread that has just come into existence keeps its view (empty, NEW) until the
+  // server's answer replaces it, rather than flashing "Loading…".
+  const shownThread = useRef<string | null>(null);
+  useEffect(() => {
+    if (shownThread.current !== threadId) {
+      shownThread.current = threadId;
+      row.reset(exists);
+      log.reset();
+    }
+    if (!exists) return;
+    refresh();
+    const stop = followSse(`/api/threads/${encodeURIComponent(threadId)}/events`, {
+      onOpen: () => setConnected(true),
+      onError: () => setConnected(false),
+      onEvent(data) {
+        const e = data as WorkflowEvent;
+        log.push(e);
+        if (!e.type.startsWith("text.") && !e.type.startsWith("reasoning.") && e.type !== "toolcall.args") refresh();
+      },
+    });
+    return () => {
+      stop();
+      row.cancel();
+      setConnected(false);
+    };
+  }, [threadId, exists, refresh]);
+
+  return { detail: row.detail, loaded: row.loaded, events: log.events, terminal: log.terminal, connected, refresh };
+}
+
+/**
+ * The thread's row from GET /api/threads/:id. refresh() is debounced, so that a burst of events
+ * costs one request, and ignores the answer for a thread the view has left meanwhile.
+ */
+function useThreadRow(threadId: string, exists: boolean) {
   const [detail, setDetail] = useState<ThreadDetail | null>(null);
   const [loaded, setLoaded] = useState(false);
-  const [events, setEvents] = useState<WorkflowEvent[]>([]);
-  const [terminal, setTerminal] = useState<Record<string, string>>({});
-  const [connected, setConnected] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const current = useRef(threadId);
   current.current = threadId;
@@ -52,38 +89,39 @@ export function useThread(threadId: string, exists = true): ThreadView {
     }, 80);
   }, []);
 
-  // A new thread that has just come into existence keeps its view (empty, NEW) until the
-  // server's answer replaces it, rather than flashing "Loading…".
-  const shownThread = useRef<string | null>(null);
-  useEffect(() => {
-    if (shownThread.current !== threadId) {
-      shownThread.current = threadId;
+  return {
+    detail,
+    loaded,
+    refresh,
+    /** Another thread is shown: nothing of the last one; a thread that does not exist yet is loaded (empty). */
+    reset(exists: boolean) {
       setDetail(null);
       setLoaded(!exists);
+    },
+    /** The view stops following: a pending refresh is dropped. */
+    cancel() {
+      clearTimeout(timer.current);
+    },
+  };
+}
+
+/** The raw events, the last MAX_EVENTS of them, and the terminal output they carry per tool call. */
+function useEventLog() {
+  const [events, setEvents] = useState<WorkflowEvent[]>([]);
+  const [terminal, setTerminal] = useState<Record<string, string>>({});
+  return {
+    events,
+    terminal,
+    push(e: WorkflowEvent) {
+      setEvents((prev) => (prev.length >= MAX_EVENTS ? [...prev.slice(-MAX_EVENTS + 1), e] : [...prev, e]));
+      if (e.type === "terminal.output") {
+        const { toolCallId, data: chunk } = e.data as { toolCallId?: string; data?: string };
+        if (toolCallId) setTerminal((t) => ({ ...t, [toolCallId]: (t[toolCallId] ?? "") + (chunk ?? "") }));
+      }
+    },
+    reset() {
       setEvents([]);
       setTerminal({});
-    }
-    if (!exists) return;
-    refresh();
-    const stop = followSse(`/api/threads/${encodeURIComponent(threadId)}/events`, {
-      onOpen: () => setConnected(true),
-      onError: () => setConnected(false),
-      onEvent(data) {
-        const e = data as WorkflowEvent;
-        setEvents((prev) => (prev.length >= MAX_EVENTS ? [...prev.slice(-MAX_EVENTS + 1), e] : [...prev, e]));
-        if (e.type === "terminal.output") {
-          const { toolCallId, data: chunk } = e.data as { toolCallId?: string; data?: string };
-          if (toolCallId) setTerminal((t) => ({ ...t, [toolCallId]: (t[toolCallId] ?? "") + (chunk ?? "") }));
-        }
-        if (!e.type.startsWith("text.") && !e.type.startsWith("reasoning.") && e.type !== "toolcall.args") refresh();
-      },
-    });
-    return () => {
-      stop();
-      clearTimeout(timer.current);
-      setConnected(false);
-    };
-  }, [threadId, exists, refresh]);
-
-  return { detail, loaded, events, terminal, connected, refresh };
+    },
+  };
 }

@@ -4,12 +4,12 @@
  * writing nothing, if the thread moved on since it was read. A busy thread applies its
  * double-texting policy: reject (409), enqueue, or interrupt the active run.
  */
-import type { RunAgentInput } from "@ag-ui/core";
-import { keptBy, MAIN_BRANCH, planFork } from "../../protocol/branches.ts";
+import type { Message, RunAgentInput } from "@ag-ui/core";
+import { type ForkPlan, keptBy, MAIN_BRANCH, planFork } from "../../protocol/branches.ts";
 import type { Checkpoint } from "../../protocol/checkpoint.ts";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import type { ProjectionSeed } from "../../protocol/project.ts";
-import { Reconstructor } from "../../protocol/reconstruct.ts";
+import { Reconstructor, type ThreadSnapshot } from "../../protocol/reconstruct.ts";
 import { isActive } from "../../protocol/status.ts";
 import type { AgentDefinition, DoubleTextingPolicy } from "../agents/define.ts";
 import { AdmissionRefusedError, ThreadNotFoundError, ThreadNotOwnedError } from "../store/errors.ts";
@@ -165,33 +165,7 @@ async function begin(
   const resumed = planResume(threadId, runId, fold.interrupts(), newMessagesOf(base, input.messages), input.resume);
   const newMessages = resumed.messages;
   const state = mergeState(snapshot.state, input.state);
-  const batch: WorkflowEvent[] = [];
-  if (isNew) batch.push({ type: "thread.created", data: { agentId: agent.id } });
-  batch.push({
-    type: "run.accepted",
-    data: {
-      runId,
-      ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}),
-      tools: input.tools ?? [],
-      context: input.context ?? [],
-      ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),
-    },
-  });
-  if (fork) {
-    const parentRunId = input.parentRunId ?? snapshot.lastEndedRunId;
-    batch.push({
-      type: "branch.forked",
-      data: { runId, branchId: runId, fromBranchId: snapshot.branch ?? MAIN_BRANCH, keepThrough: fork.keepThrough, ...(parentRunId && { parentRunId }) },
-    });
-  }
-  batch.push(...resumed.events);
-  for (const message of newMessages) {
-    batch.push({ type: "message.appended", data: { runId, source: "input", message } });
-  }
-  if (input.state !== undefined && JSON.stringify(state) !== JSON.stringify(snapshot.state)) {
-    batch.push({ type: "state.set", data: { runId, state } });
-  }
-  batch.push({ type: "workflow.started", data: { runId } });
+  const batch = firstEvents(agent, input, { isNew, snapshot, fork, resumedEvents: resumed.events, newMessages, state });
   assertInterruptOrder(batch);
   const stored = await core.store.append(threadId, batch, {
     admit: { agentId: agent.id, tenantId, leaseOwner: core.leaseOwner, ttlMs: core.leaseTtlMs, expectedLastSeq },
@@ -214,4 +188,53 @@ async function begin(
   const seed = { threadId, seq: expectedLastSeq, messages: snapshot.messages, state: snapshot.state };
   const start = snapshot.activeRunId === undefined ? { start: { seed, events: stored } } : {};
   return { threadId, runId, afterSeq: stored[0]!.seq - 1, queued: false, ...start };
+}
+
+/**
+ * The events that admit a run, in log order: the thread (when new), the run's input, the fork,
+ * the answered interrupts, the new messages, the state the client changed, workflow.started.
+ * Pure: begin() appends them in the one commit that admits the run, or nothing is written.
+ */
+function firstEvents(
+  agent: AgentDefinition,
+  input: RunAgentInput,
+  plan: {
+    isNew: boolean;
+    snapshot: ThreadSnapshot;
+    fork: ForkPlan | null;
+    resumedEvents: readonly WorkflowEvent[];
+    newMessages: readonly Message[];
+    state: unknown;
+  },
+): WorkflowEvent[] {
+  const { runId } = input;
+  const { snapshot, fork, newMessages, state } = plan;
+  const batch: WorkflowEvent[] = [];
+  if (plan.isNew) batch.push({ type: "thread.created", data: { agentId: agent.id } });
+  batch.push({
+    type: "run.accepted",
+    data: {
+      runId,
+      ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}),
+      tools: input.tools ?? [],
+      context: input.context ?? [],
+      ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),
+    },
+  });
+  if (fork) {
+    const parentRunId = input.parentRunId ?? snapshot.lastEndedRunId;
+    batch.push({
+      type: "branch.forked",
+      data: { runId, branchId: runId, fromBranchId: snapshot.branch ?? MAIN_BRANCH, keepThrough: fork.keepThrough, ...(parentRunId && { parentRunId }) },
+    });
+  }
+  batch.push(...plan.resumedEvents);
+  for (const message of newMessages) {
+    batch.push({ type: "message.appended", data: { runId, source: "input", message } });
+  }
+  if (input.state !== undefined && JSON.stringify(state) !== JSON.stringify(snapshot.state)) {
+    batch.push({ type: "state.set", data: { runId, state } });
+  }
+  batch.push({ type: "workflow.started", data: { runId } });
+  return batch;
 }

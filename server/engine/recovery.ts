@@ -3,7 +3,10 @@
  * claimed with FOR UPDATE SKIP LOCKED and their run is resumed from its last durable step, or
  * failed when the agent asks for that (onRecovery: "fail").
  */
+import type { Logger } from "pino";
 import type { EventOf, WorkflowEvent } from "../../protocol/events.ts";
+import type { Reconstructor } from "../../protocol/reconstruct.ts";
+import type { AgentDefinition } from "../agents/define.ts";
 import type { ThreadRow } from "../store/types.ts";
 import { settleCancelled } from "./cancellation.ts";
 import type { EngineCore } from "./engine-core.ts";
@@ -28,17 +31,7 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
   const log = core.logger.child({ threadId, runId: row.activeRunId });
   try {
     if (row.status === "CANCELLING") return await settleCancelled(core, threadId);
-    // Only what recovery decides on is kept of the events after the checkpoint: the runs
-    // accepted and the runs started (the tail of a long run is thousands of stream events).
-    const acceptedRuns: EventOf<"run.accepted">[] = [];
-    const startedRuns = new Set<string>();
-    const fold = await foldThread(core.store, threadId, {
-      onEvent: (e) => {
-        if (e.type === "run.accepted") acceptedRuns.push(e);
-        else if (e.type === "workflow.started") startedRuns.add(e.data.runId);
-      },
-    });
-    const accepted = lastAccepted(acceptedRuns, row.activeRunId);
+    const { fold, accepted, startedRuns } = await foldForRecovery(core, row);
     const agent = core.agents.get(row.agentId);
     if (!accepted) {
       log.warn("claimed a thread with no run to recover; releasing it");
@@ -46,47 +39,75 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
     }
     const runId = accepted.data.runId;
     if (!agent) {
-      await core.store.append(threadId, [
-        {
-          type: "workflow.failed",
-          data: { runId, error: { code: "AGENT_NOT_FOUND", message: `Agent "${row.agentId}" is not hosted here any more.` } },
-        },
-      ], { leaseOwner: core.leaseOwner });
+      await failRun(core, threadId, runId, { code: "AGENT_NOT_FOUND", message: `Agent "${row.agentId}" is not hosted here any more.` });
       return; // the failure's commit freed the lease
     }
     if (agent.onRecovery === "fail") {
-      await core.store.append(threadId, [
-        {
-          type: "workflow.failed",
-          data: { runId, error: { code: "INSTANCE_LOST", message: "The server running this conversation stopped; send your message again." } },
-        },
-      ], { leaseOwner: core.leaseOwner });
+      await failRun(core, threadId, runId, { code: "INSTANCE_LOST", message: "The server running this conversation stopped; send your message again." });
       log.info("failed a run whose instance stopped heartbeating (agent onRecovery: fail)");
       return;
     }
-    const started = startedRuns.has(runId);
-    const resumed: WorkflowEvent = started
-      ? { type: "workflow.resumed", data: { runId, reason: "recovered", owner: core.leaseOwner } }
-      : { type: "workflow.started", data: { runId } };
-    const stored = await core.store.append(threadId, [resumed], { leaseOwner: core.leaseOwner });
-    log.info("recovering a run whose instance stopped heartbeating");
-    const snapshot = fold.snapshot();
-    for (const e of stored) fold.push(e);
-    core.executor.execute({
-      threadId,
-      runId,
-      agent,
-      frontendTools: accepted.data.tools,
-      context: accepted.data.context,
-      forwardedProps: accepted.data.forwardedProps,
-      messages: snapshot.messages,
-      state: snapshot.state,
-      afterSeq: stored[0]!.seq,
-      fold,
-    });
+    await resumeRun(core, threadId, agent, accepted, startedRuns.has(runId), fold, log);
   } catch (err) {
     log.error({ err }, "recovery failed; the lease will expire and another sweep will retry");
   }
+}
+
+/**
+ * The thread folded to its end, and the run to recover: the active one, else the last accepted.
+ * Only what recovery decides on is kept of the events after the checkpoint: the runs accepted and
+ * the runs started (the tail of a long run is thousands of stream events).
+ */
+async function foldForRecovery(core: EngineCore, row: ThreadRow) {
+  const acceptedRuns: EventOf<"run.accepted">[] = [];
+  const startedRuns = new Set<string>();
+  const fold = await foldThread(core.store, row.threadId, {
+    onEvent: (e) => {
+      if (e.type === "run.accepted") acceptedRuns.push(e);
+      else if (e.type === "workflow.started") startedRuns.add(e.data.runId);
+    },
+  });
+  return { fold, accepted: lastAccepted(acceptedRuns, row.activeRunId), startedRuns };
+}
+
+/** Ends the run as failed under this instance's lease; the commit frees the lease. */
+async function failRun(core: EngineCore, threadId: string, runId: string, error: { code: string; message: string }): Promise<void> {
+  await core.store.append(threadId, [{ type: "workflow.failed", data: { runId, error } }], { leaseOwner: core.leaseOwner });
+}
+
+/**
+ * Marks the run resumed here (or started, when it was admitted but never began) and executes it
+ * from the fold: the conversation and state as of its last durable step.
+ */
+async function resumeRun(
+  core: EngineCore,
+  threadId: string,
+  agent: AgentDefinition,
+  accepted: EventOf<"run.accepted">,
+  started: boolean,
+  fold: Reconstructor,
+  log: Logger,
+): Promise<void> {
+  const runId = accepted.data.runId;
+  const resumed: WorkflowEvent = started
+    ? { type: "workflow.resumed", data: { runId, reason: "recovered", owner: core.leaseOwner } }
+    : { type: "workflow.started", data: { runId } };
+  const stored = await core.store.append(threadId, [resumed], { leaseOwner: core.leaseOwner });
+  log.info("recovering a run whose instance stopped heartbeating");
+  const snapshot = fold.snapshot();
+  for (const e of stored) fold.push(e);
+  core.executor.execute({
+    threadId,
+    runId,
+    agent,
+    frontendTools: accepted.data.tools,
+    context: accepted.data.context,
+    forwardedProps: accepted.data.forwardedProps,
+    messages: snapshot.messages,
+    state: snapshot.state,
+    afterSeq: stored[0]!.seq,
+    fold,
+  });
 }
 
 function lastAccepted(accepted: EventOf<"run.accepted">[], runId: string | null) {

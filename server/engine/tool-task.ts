@@ -24,11 +24,18 @@ function describeIssues(issues: { path: PropertyKey[]; message: string }[]): str
   return issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");
 }
 
+/** A call that yields an error result for the model to read and correct. */
+interface ToolFailure {
+  ok: false;
+  code: string;
+  message: string;
+}
+
 async function recordResult(
   ctx: RunContext,
   call: ToolCall,
   taskId: string,
-  outcome: { ok: true; content: string | ContentPart[] } | { ok: false; code: string; message: string },
+  outcome: { ok: true; content: string | ContentPart[] } | ToolFailure,
 ): Promise<ToolMessage> {
   const { runId, writer } = ctx;
   const message: ToolMessage = {
@@ -126,33 +133,48 @@ export async function runToolTask(ctx: RunContext, call: ToolCall): Promise<Tool
     });
   }
 
+  const input = parseArguments(tool, call);
+  if (!input.ok) return recordResult(ctx, call, taskId, input);
+
+  const approval = await checkApproval(ctx, call, tool, input.data, taskId);
+  if (approval.denied) {
+    return recordResult(ctx, call, taskId, { ok: false, code: "DENIED", message: approval.message });
+  }
+  return executeTool(ctx, call, tool, input.data, taskId);
+}
+
+/** The call's arguments as the tool's input, or the error result that tells the model how to fix them. */
+function parseArguments(tool: ToolDefinition, call: ToolCall): { ok: true; data: unknown } | ToolFailure {
   let raw: unknown;
   try {
     raw = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
   } catch {
-    return recordResult(ctx, call, taskId, {
+    return {
       ok: false,
       code: "INVALID_ARGUMENTS",
       message: `The arguments of ${tool.name} are not valid JSON. Send a JSON object that matches its schema.`,
-    });
+    };
   }
   const parsed = tool.inputSchema.safeParse(raw);
   if (!parsed.success) {
-    return recordResult(ctx, call, taskId, {
+    return {
       ok: false,
       code: "INVALID_ARGUMENTS",
       message: `The arguments of ${tool.name} do not match its schema: ${describeIssues(parsed.error.issues)}.`,
-    });
+    };
   }
+  return { ok: true, data: parsed.data };
+}
 
-  const approval = await checkApproval(ctx, call, tool, parsed.data, taskId);
-  if (approval.denied) {
-    return recordResult(ctx, call, taskId, { ok: false, code: "DENIED", message: approval.message });
-  }
-
+/**
+ * Runs the tool and records what it returned or threw. An abort of the run and an interrupt the
+ * tool raised are not results: they end the task here and the run stops (or waits) above.
+ */
+async function executeTool(ctx: RunContext, call: ToolCall, tool: ToolDefinition, input: unknown, taskId: string): Promise<ToolMessage> {
+  const { runId } = ctx;
   const trace: InterruptTrace = { asks: 0 };
   try {
-    const value = await tool.execute(parsed.data, toolContext(ctx, call, trace));
+    const value = await tool.execute(input, toolContext(ctx, call, trace));
     // A tool that caught the interrupt and returned anyway still waits: the ask is in the log.
     if (trace.raised) throw trace.raised;
     return await recordResult(ctx, call, taskId, { ok: true, content: toolResultContent(value) });

@@ -121,56 +121,64 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
     firstOffsets.push(t.count + 1);
     t.leaseOwner = leaseOwner ?? t.leaseOwner;
     t.admit = admit ?? t.admit;
-    for (const e of list) {
-      const runId = runIdOf(e);
-      t.count += 1;
-      events.threadIds.push(threadId);
-      events.offsets.push(t.count);
-      events.runIds.push(runId);
-      events.types.push(e.type);
-      events.data.push(JSON.stringify(e.data));
-
-      const { ignored } = step(t, e, threadId);
-      const active = ignored ? undefined : activeRunAfter(e);
-      if (active) {
-        t.touchActive = true;
-        t.activeRunId = active === "set" ? runId : null;
-      }
-      const runStatus = ignored ? undefined : runStatusAfter(e);
-      if (runStatus && runId) {
-        const r = runs.get(runId) ?? { threadId, status: runStatus, input: null };
-        r.status = runStatus;
-        if (e.type === "run.accepted") r.input = JSON.stringify(e.data);
-        runs.set(runId, r);
-      }
-    }
+    for (const e of list) planEvent(threadId, t, runs, events, e);
   }
 
-  const threadIds = [...threads.keys()].sort();
-  const accs = threadIds.map((id) => threads.get(id)!);
+  return { threads: threadColumns(threads), events, runs: runColumns(runs), firstOffsets };
+}
+
+/** One event: its row's columns, and what it does to its thread's and its run's accumulators. */
+function planEvent(threadId: string, t: ThreadAcc, runs: Map<string, RunAcc>, events: BatchPlan["events"], e: WorkflowEvent): void {
+  const runId = runIdOf(e);
+  t.count += 1;
+  events.threadIds.push(threadId);
+  events.offsets.push(t.count);
+  events.runIds.push(runId);
+  events.types.push(e.type);
+  events.data.push(JSON.stringify(e.data));
+
+  const { ignored } = step(t, e, threadId);
+  const active = ignored ? undefined : activeRunAfter(e);
+  if (active) {
+    t.touchActive = true;
+    t.activeRunId = active === "set" ? runId : null;
+  }
+  const runStatus = ignored ? undefined : runStatusAfter(e);
+  if (runStatus && runId) {
+    const r = runs.get(runId) ?? { threadId, status: runStatus, input: null };
+    r.status = runStatus;
+    if (e.type === "run.accepted") r.input = JSON.stringify(e.data);
+    runs.set(runId, r);
+  }
+}
+
+/** The threads as columns, sorted by id: the order in which their rows are locked. */
+function threadColumns(threads: ReadonlyMap<string, ThreadAcc>): BatchPlan["threads"] {
+  const ids = [...threads.keys()].sort();
+  const accs = ids.map((id) => threads.get(id)!);
   return {
-    threads: {
-      ids: threadIds,
-      counts: accs.map((t) => t.count),
-      statuses: accs.map((t) => t.status),
-      touchActive: accs.map((t) => t.touchActive),
-      activeRunIds: accs.map((t) => t.activeRunId),
-      cancelGuards: accs.map((t) => t.cancelGuard),
-      leaseOwners: accs.map((t) => t.leaseOwner),
-      admitAgents: accs.map((t) => t.admit?.agentId ?? null),
-      admitTenants: accs.map((t) => t.admit?.tenantId ?? null),
-      admitLeaseOwners: accs.map((t) => t.admit?.leaseOwner ?? null),
-      admitTtls: accs.map((t) => t.admit?.ttlMs ?? null),
-      admitSeqs: accs.map((t) => t.admit?.expectedLastSeq ?? null),
-      checkpoints: accs.map((t) => t.checkpoint),
-    },
-    events,
-    runs: {
-      ids: [...runs.keys()],
-      threadIds: [...runs.values()].map((r) => r.threadId),
-      statuses: [...runs.values()].map((r) => r.status),
-      inputs: [...runs.values()].map((r) => r.input),
-    },
-    firstOffsets,
+    ids,
+    counts: accs.map((t) => t.count),
+    statuses: accs.map((t) => t.status),
+    touchActive: accs.map((t) => t.touchActive),
+    activeRunIds: accs.map((t) => t.activeRunId),
+    cancelGuards: accs.map((t) => t.cancelGuard),
+    leaseOwners: accs.map((t) => t.leaseOwner),
+    admitAgents: accs.map((t) => t.admit?.agentId ?? null),
+    admitTenants: accs.map((t) => t.admit?.tenantId ?? null),
+    admitLeaseOwners: accs.map((t) => t.admit?.leaseOwner ?? null),
+    admitTtls: accs.map((t) => t.admit?.ttlMs ?? null),
+    admitSeqs: accs.map((t) => t.admit?.expectedLastSeq ?? null),
+    checkpoints: accs.map((t) => t.checkpoint),
+  };
+}
+
+function runColumns(runs: ReadonlyMap<string, RunAcc>): BatchPlan["runs"] {
+  const list = [...runs.values()];
+  return {
+    ids: [...runs.keys()],
+    threadIds: list.map((r) => r.threadId),
+    statuses: list.map((r) => r.status),
+    inputs: list.map((r) => r.input),
   };
 }

@@ -36,22 +36,7 @@ export interface PgListenerOptions {
 
 export function createPgListener(opts: PgListenerOptions): DoorbellListener {
   let current: pg.ClientBase | undefined;
-  const disposers = new WeakMap<pg.ClientBase, () => Promise<void>>();
-  const source = opts.client;
-  /** The session's client, listeners attached before it connects (a dedicated one) or at once (a pooled one). */
-  async function open(attach: (client: pg.ClientBase) => void): Promise<pg.ClientBase> {
-    if (typeof source === "function") {
-      const session = await source();
-      disposers.set(session.client, session.dispose);
-      attach(session.client);
-      return session.client;
-    }
-    const client = new pg.Client(source);
-    disposers.set(client, () => client.end());
-    attach(client);
-    await client.connect();
-    return client;
-  }
+  const { open, discard } = sessions(opts.client, opts.onError);
   let connecting: Promise<void> | undefined;
   let everConnected = false;
   let closed = false;
@@ -86,17 +71,6 @@ export function createPgListener(opts: PgListenerOptions): DoorbellListener {
     }
   }
 
-  /**
-   * Ends a client that failed or is no longer wanted. Its own failure to end (it is usually
-   * broken already) is still reported, so that nothing about the connection goes unseen.
-   */
-  function discard(client: pg.ClientBase): Promise<void> {
-    const dispose = disposers.get(client);
-    disposers.delete(client);
-    if (!dispose) return Promise.resolve(); // discarded already
-    return dispose().catch((err: unknown) => opts.onError(coerceError(err)));
-  }
-
   function lost(client: pg.ClientBase, err?: Error): void {
     if (client !== current) return; // a client of a failed attempt: the loop handles it
     current = undefined;
@@ -117,6 +91,42 @@ export function createPgListener(opts: PgListenerOptions): DoorbellListener {
       if (client) await discard(client);
     },
   };
+}
+
+/**
+ * Where LISTEN sessions come from and how each one goes: `open` gives a session's client,
+ * listeners attached before it connects (a dedicated one) or at once (a pooled one); `discard`
+ * ends it once, however many times it is called (a broken client reports both error and end).
+ */
+function sessions(source: PgListenerOptions["client"], onError: (err: Error) => void) {
+  const disposers = new WeakMap<pg.ClientBase, () => Promise<void>>();
+
+  async function open(attach: (client: pg.ClientBase) => void): Promise<pg.ClientBase> {
+    if (typeof source === "function") {
+      const session = await source();
+      disposers.set(session.client, session.dispose);
+      attach(session.client);
+      return session.client;
+    }
+    const client = new pg.Client(source);
+    disposers.set(client, () => client.end());
+    attach(client);
+    await client.connect();
+    return client;
+  }
+
+  /**
+   * Ends a client that failed or is no longer wanted. Its own failure to end (it is usually
+   * broken already) is still reported, so that nothing about the connection goes unseen.
+   */
+  function discard(client: pg.ClientBase): Promise<void> {
+    const dispose = disposers.get(client);
+    disposers.delete(client);
+    if (!dispose) return Promise.resolve(); // discarded already
+    return dispose().catch((err: unknown) => onError(coerceError(err)));
+  }
+
+  return { open, discard };
 }
 
 export function createPgliteListener(db: PGlite, channel: string, onPayload: (payload: string) => void): DoorbellListener {

@@ -14,7 +14,7 @@
  * every call returns that reason. Only UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX=true runs them on
  * the host, in the workspace directory, with the same rlimits and timeouts and nothing else.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 
@@ -195,76 +195,117 @@ export class Sandbox {
     return args;
   }
 
+  /** What to run: bwrap around prlimit around the command, or (unsafe-host) prlimit alone in the workspace. */
+  #command(req: ExecRequest): { file: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv } {
+    if (this.opts.mode === "unsafe-host") {
+      const env = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: req.dir, LANG: "C.UTF-8" };
+      return { file: "/usr/bin/prlimit", args: [...this.#prlimit(req.timeoutMs).slice(1), ...req.argv], cwd: req.dir, env };
+    }
+    // bwrap sets the command's environment itself (--clearenv, --setenv): bwrap gets none.
+    const args = [...this.#bwrapArgs(req.dir), ...this.#prlimit(req.timeoutMs), ...req.argv];
+    return { file: this.opts.bwrapPath ?? "/usr/bin/bwrap", args, cwd: "/", env: {} };
+  }
+
   #spawn(req: ExecRequest, probing: boolean): Promise<ExecResult> {
     const started = performance.now();
-    const unsafe = this.opts.mode === "unsafe-host";
-    const command = unsafe
-      ? { file: "/usr/bin/prlimit", args: [...this.#prlimit(req.timeoutMs).slice(1), ...req.argv], cwd: req.dir }
-      : { file: this.opts.bwrapPath ?? "/usr/bin/bwrap", args: [...this.#bwrapArgs(req.dir), ...this.#prlimit(req.timeoutMs), ...req.argv], cwd: "/" };
+    const command = this.#command(req);
     const user = this.user;
     return new Promise((resolve, reject) => {
       const child = spawn(command.file, command.args, {
         cwd: command.cwd,
         detached: true,
         stdio: ["pipe", "pipe", "pipe"],
-        env: unsafe ? { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: req.dir, LANG: "C.UTF-8" } : {},
+        env: command.env,
         ...(user && { uid: user.uid, gid: user.gid }),
       });
-      const keeper = new OutputKeeper();
-      let timedOut = false;
-      let aborted = false;
-      let ended = false;
-      const killTree = () => {
-        if (child.pid === undefined) return;
-        try {
-          process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killTree();
-      }, req.timeoutMs);
-      const onAbort = () => {
-        aborted = true;
-        killTree();
-      };
-      if (req.signal?.aborted) onAbort();
-      else req.signal?.addEventListener("abort", onAbort, { once: true });
-      const decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
-      const take = (stream: "stdout" | "stderr") => (chunk: Buffer) => {
-        keeper.push(chunk);
-        if (probing || !req.onOutput) return;
-        const text = decoders[stream].write(chunk);
-        if (text) req.onOutput(stream, text);
-      };
-      child.stdout.on("data", take("stdout"));
-      child.stderr.on("data", take("stderr"));
+      const output = new CommandOutput(probing ? undefined : req.onOutput);
+      const guard = guardChild(child, req);
+      child.stdout.on("data", (chunk: Buffer) => output.push("stdout", chunk));
+      child.stderr.on("data", (chunk: Buffer) => output.push("stderr", chunk));
       child.stdin.on("error", () => {});
       child.stdin.end(req.stdin ?? "");
+      let ended = false;
       child.once("error", (err) => {
-        clearTimeout(timer);
-        req.signal?.removeEventListener("abort", onAbort);
+        guard.disarm();
         if (!ended) reject(err);
         ended = true;
       });
       child.once("close", (code, signal) => {
-        clearTimeout(timer);
-        req.signal?.removeEventListener("abort", onAbort);
+        guard.disarm();
         // Whatever the command left running in the background goes with it.
-        killTree();
+        guard.killTree();
         if (ended) return;
         ended = true;
-        if (req.onOutput && !probing) {
-          for (const stream of ["stdout", "stderr"] as const) {
-            const rest = decoders[stream].end();
-            if (rest) req.onOutput(stream, rest);
-          }
-        }
-        const { output, omittedBytes } = keeper.result();
-        resolve({ exitCode: code, signal, timedOut, aborted, output, omittedBytes, durationMs: Math.round(performance.now() - started) });
+        const { output: text, omittedBytes } = output.end();
+        resolve({ exitCode: code, signal, timedOut: guard.timedOut, aborted: guard.aborted, output: text, omittedBytes, durationMs: Math.round(performance.now() - started) });
       });
     });
+  }
+}
+
+/**
+ * Kills the child's whole process group (it was spawned detached: its own group) at the request's
+ * timeout or when its signal aborts, and remembers which of the two it was for the result.
+ * disarm() once the child is gone: a pending timer would keep the process alive for the whole
+ * timeout, and the listener would keep the child's closure reachable from a long-lived signal.
+ */
+function guardChild(child: ChildProcess, req: ExecRequest) {
+  const killTree = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  const guard = {
+    timedOut: false,
+    aborted: false,
+    killTree,
+    disarm: () => {
+      clearTimeout(timer);
+      req.signal?.removeEventListener("abort", onAbort);
+    },
+  };
+  const timer = setTimeout(() => {
+    guard.timedOut = true;
+    killTree();
+  }, req.timeoutMs);
+  const onAbort = () => {
+    guard.aborted = true;
+    killTree();
+  };
+  if (req.signal?.aborted) onAbort();
+  else req.signal?.addEventListener("abort", onAbort, { once: true });
+  return guard;
+}
+
+/**
+ * A command's output: every byte goes to the kept head and tail (OutputKeeper), and, when the
+ * caller listens, each stream's text as it comes. One decoder per stream, so that a character
+ * split across chunks reaches the listener whole.
+ */
+class CommandOutput {
+  readonly #keeper = new OutputKeeper();
+  readonly #decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
+
+  constructor(private readonly onOutput: ExecRequest["onOutput"]) {}
+
+  push(stream: "stdout" | "stderr", chunk: Buffer): void {
+    this.#keeper.push(chunk);
+    if (!this.onOutput) return;
+    const text = this.#decoders[stream].write(chunk);
+    if (text) this.onOutput(stream, text);
+  }
+
+  /** The bytes a decoder still held go to the listener; returns what the result keeps. */
+  end(): { output: string; omittedBytes: number } {
+    if (this.onOutput) {
+      for (const stream of ["stdout", "stderr"] as const) {
+        const rest = this.#decoders[stream].end();
+        if (rest) this.onOutput(stream, rest);
+      }
+    }
+    return this.#keeper.result();
   }
 }

@@ -1,39 +1,20 @@
 /**
  * The demo model on the coding agent: offered write, bash and edit, any message starts the
  * scripted session (write hello.py, run it, edit it, run it again, read it) and ends with a
- * summary that reports both runs' exit codes. Driven through the real openai SDK and wrapper.
+ * summary that reports both runs' exit codes. Driven through the real openai SDK and wrapper
+ * (demo-model.ts).
  */
 import type { Message } from "@ag-ui/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HELLO_EDIT, HELLO_PATH, HELLO_PY } from "../../server/demo/scripts/coding.ts";
-import { startDemoUpstream, type DemoUpstream } from "../../server/demo/upstream.ts";
-import { toModelMessages } from "../../server/models/from-agui.ts";
 import type { ModelTool } from "../../server/models/model.ts";
-import { createOpenAIClient } from "../../server/models/openai/client.ts";
-import { OpenAIModel } from "../../server/models/openai/model.ts";
-import { callsOf, collect, textOf } from "./support.ts";
+import { withDemoModel } from "./demo-model.ts";
 
 const tool = (name: string): ModelTool => ({ name, description: name, inputSchema: { type: "object" } });
 const CODING = ["read", "write", "edit", "bash", "grep", "find", "ls", "run"].map(tool);
 
-let demo: DemoUpstream;
-let model: OpenAIModel;
-
-beforeAll(async () => {
-  demo = await startDemoUpstream({ latencyMs: 0 });
-  model = new OpenAIModel({ client: createOpenAIClient({ baseURL: demo.url, apiKey: "demo", maxRetries: 0 }), model: "gpt-4o-mini" });
-});
-
-afterAll(async () => {
-  await demo.stop();
-});
-
-async function turn(messages: Message[], tools = CODING) {
-  const signal = new AbortController().signal;
-  const deltas = await collect(model.stream({ messages: toModelMessages(messages, "You are a coding agent."), tools, signal }));
-  const calls = callsOf(deltas).map((c) => ({ ...c, args: JSON.parse(c.args) as Record<string, unknown> }));
-  return { text: textOf(deltas), calls };
-}
+const demoTurn = withDemoModel("You are a coding agent.");
+const turn = (messages: Message[], tools = CODING) => demoTurn(messages, tools);
 
 /** What the coding agent's tools answer, as the contract shapes them. */
 function resultOf(name: string, n: number): string {

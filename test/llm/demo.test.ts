@@ -1,9 +1,9 @@
 /**
  * The built-in demo model: every trigger through startDemoUpstream, the real openai SDK and the
- * wrapper, including the follow-up turns after tool results.
+ * wrapper (demo-model.ts), including the follow-up turns after tool results.
  */
 import type { Message } from "@ag-ui/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   ChangeBackgroundArgsSchema,
@@ -15,12 +15,8 @@ import {
   RunPlanArgsSchema,
   UpdateTasksArgsSchema,
 } from "../../server/demo/fixtures.ts";
-import { startDemoUpstream, type DemoUpstream } from "../../server/demo/upstream.ts";
-import { toModelMessages } from "../../server/models/from-agui.ts";
 import type { ModelTool } from "../../server/models/model.ts";
-import { createOpenAIClient } from "../../server/models/openai/client.ts";
-import { OpenAIModel } from "../../server/models/openai/model.ts";
-import { callsOf, collect, textOf } from "./support.ts";
+import { withDemoModel } from "./demo-model.ts";
 
 const schemas: Record<string, z.ZodType> = {
   [DEMO_TOOLS.getWeather]: GetWeatherArgsSchema,
@@ -36,24 +32,12 @@ const allTools: ModelTool[] = Object.entries(schemas).map(([name, schema]) => ({
 }));
 const backendTools = allTools.filter((t) => t.name !== DEMO_TOOLS.changeBackground && t.name !== DEMO_TOOLS.confirmAction);
 
-let demo: DemoUpstream;
-let model: OpenAIModel;
-
-beforeAll(async () => {
-  demo = await startDemoUpstream({ latencyMs: 0 });
-  model = new OpenAIModel({ client: createOpenAIClient({ baseURL: demo.url, apiKey: "demo", maxRetries: 0 }), model: "gpt-4o-mini" });
-});
-
-afterAll(async () => {
-  await demo.stop();
-});
+const demoTurn = withDemoModel("You are Threadline.");
 
 async function turn(messages: Message[], tools = allTools) {
-  const signal = new AbortController().signal;
-  const deltas = await collect(model.stream({ messages: toModelMessages(messages, "You are Threadline."), tools, signal }));
-  const calls = callsOf(deltas).map((c) => ({ ...c, args: JSON.parse(c.args) as Record<string, unknown> }));
-  for (const c of calls) schemas[c.name]!.parse(c.args); // the fixtures honour the tools' schemas
-  return { deltas, text: textOf(deltas), reasoning: textOf(deltas, "reasoning"), calls, finish: deltas.at(-1) };
+  const answer = await demoTurn(messages, tools);
+  for (const c of answer.calls) schemas[c.name]!.parse(c.args); // the fixtures honour the tools' schemas
+  return answer;
 }
 
 const user = (content: string): Message => ({ id: `u-${content}`, role: "user", content });

@@ -1,17 +1,17 @@
 /**
  * What a run costs the database. One run of N tokens issues O(commits) statements: the writer's
  * flushes, one round trip each, and a constant number of reads and lease statements, never one
- * per token; and a
- * stream that keeps up is fed from the commit, so it reads the log only to catch up, whatever N.
+ * per token; and a stream that keeps up is fed from the commit, so it reads the log only to catch
+ * up, whatever N.
  * A run's admission is one read and one commit, and its stream starts from the admission's
  * events in hand: RUN_STARTED after two round trips.
  */
 import { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends, openStore, startTestServer, testSchema } from "../support/server.ts";
+import type { FlushInfo } from "../../server/store/writer.ts";
+import { backends, type BackendName, openStore, startTestServer, testSchema } from "../support/server.ts";
 import { countingDb, isLogRead, isTimed, type StatementCounts } from "../support/counting-db.ts";
 import { postSse } from "../support/sse-client.ts";
-
 
 let mock: LLMock;
 let url: string;
@@ -26,30 +26,44 @@ afterAll(async () => {
   await mock.stop();
 });
 
+/** A test server whose store counts every statement it sends (support/counting-db.ts). */
+async function countingServer(backend: BackendName, onFlush?: (f: FlushInfo) => void) {
+  const counting: { counts?: StatementCounts } = {};
+  const store = openStore(backend, testSchema(), {
+    ...(onFlush && { writer: { onFlush } }),
+    instrument: (db) => {
+      const c = countingDb(db);
+      counting.counts = c.counts;
+      return c.db;
+    },
+  });
+  const server = await startTestServer({ backend, llmUrl: url, store });
+  return {
+    server,
+    /** The counts so far; they keep growing, so a test keeps a copy of a point it compares with. */
+    counts: () => counting.counts!,
+    async close() {
+      await server.close();
+      await store.close();
+    },
+  };
+}
+
 describe.each(backends())("statements per run on %s", (backend) => {
   async function measure(tokens: number): Promise<Omit<StatementCounts, "trips"> & { flushes: number; deltas: number }> {
     let flushes = 0;
-    const counting: { counts?: StatementCounts } = {};
-    const store = openStore(backend, testSchema(), {
-      writer: { onFlush: (f) => void (f.ok && flushes++) },
-      instrument: (db) => {
-        const c = countingDb(db);
-        counting.counts = c.counts;
-        return c.db;
-      },
-    });
-    const server = await startTestServer({ backend, llmUrl: url, store });
+    const { server, counts, close } = await countingServer(backend, (f) => void (f.ok && flushes++));
     try {
       // Warm up (migrations, the recovery sweep at start), then count one run alone.
       await (await postSse(`${server.url}/api/agents/default/run`, { threadId: "warm", runId: "warm", messages: [{ id: "w", role: "user", content: "2" }] })).done;
       await server.threadline.engine.idle();
-      const before = { ...counting.counts! };
+      const before = { ...counts() };
       flushes = 0;
       const frames = await (await postSse(`${server.url}/api/agents/default/run`, {
         threadId: `t-${tokens}`, runId: `r-${tokens}`, messages: [{ id: "m", role: "user", content: String(tokens) }],
       })).done;
       await server.threadline.engine.idle();
-      const after = counting.counts!;
+      const after = counts();
       return {
         total: after.total - before.total,
         roundTrips: after.roundTrips - before.roundTrips,
@@ -60,8 +74,7 @@ describe.each(backends())("statements per run on %s", (backend) => {
         deltas: frames.filter((f) => f.event.type === "TEXT_MESSAGE_CONTENT").length,
       };
     } finally {
-      await server.close();
-      await store.close();
+      await close();
     }
   }
 
@@ -81,27 +94,19 @@ describe.each(backends())("statements per run on %s", (backend) => {
   });
 
   it("a run's stream starts after two round trips, its admission's read and commit, and never reads the log", async () => {
-    const counting: { counts?: StatementCounts } = {};
-    const store = openStore(backend, testSchema(), {
-      instrument: (db) => {
-        const c = countingDb(db);
-        counting.counts = c.counts;
-        return c.db;
-      },
-    });
-    const server = await startTestServer({ backend, llmUrl: url, store });
+    const { server, counts, close } = await countingServer(backend);
     try {
       await server.threadline.engine.idle();
       const history: unknown[] = [];
       // The thread's first run (the thread is created in its admission), then a second run on it
       // (admitted from the first run's checkpoint, which is at the log's end: nothing to fold).
       for (const [i, runId] of ["r1", "r2"].entries()) {
-        const from = counting.counts!.trips.length;
+        const from = counts().trips.length;
         history.push({ id: `u${i}`, role: "user", content: "3" });
         const frames = await (await postSse(`${server.url}/api/agents/default/run`, { threadId: "two-trips", runId, messages: history })).done;
         await server.threadline.engine.idle();
         expect(frames[0]!.event.type).toBe("RUN_STARTED");
-        const trips = counting.counts!.trips.slice(from).filter((t) => !isTimed(t));
+        const trips = counts().trips.slice(from).filter((t) => !isTimed(t));
         const firstWrite = trips.findIndex((t) => t === "batch" || t === "begin");
         // Before the admission's commit: one read (thread row, run id, checkpoint in one statement).
         expect(trips.slice(0, firstWrite)).toHaveLength(1);
@@ -113,8 +118,7 @@ describe.each(backends())("statements per run on %s", (backend) => {
         history.push({ id: `a${i}`, role: "assistant", content: assistant });
       }
     } finally {
-      await server.close();
-      await store.close();
+      await close();
     }
   });
 });

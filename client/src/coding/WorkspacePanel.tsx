@@ -7,7 +7,7 @@ import { useEffect, useState } from "react";
 import { useThreadChrome } from "../chrome-context.ts";
 import { settled } from "../status.ts";
 import { useCodingEvents } from "./CodingEvents.tsx";
-import { formatSize } from "./streams.ts";
+import { type CodingFold, formatSize } from "./streams.ts";
 import { listWorkspace, readWorkspaceFile, type WorkspaceFile } from "./workspace-api.ts";
 
 type Open = { path: string; text?: string; error?: string };
@@ -15,49 +15,14 @@ type Open = { path: string; text?: string; error?: string };
 export function WorkspacePanel() {
   const { threadId, detail, status } = useThreadChrome();
   const { artifacts, artifactCount } = useCodingEvents();
-  const [files, setFiles] = useState<WorkspaceFile[]>([]);
-  const [error, setError] = useState<string | null>(null);
-  const [open, setOpen] = useState<Open | null>(null);
   // The thread exists on the server once its row does; before that there is nothing to list.
   const exists = detail !== null;
-  const ended = settled(status);
   // Finished write and edit calls, as the thread's row counts them: a listing does not wait
   // for an artifact event that a dropped stream lost.
   const written = Object.values(detail?.toolCalls ?? {}).filter((c) => (c.name === "write" || c.name === "edit") && c.status !== "running").length;
-
-  useEffect(() => {
-    setFiles([]);
-    setOpen(null);
-    setError(null);
-  }, [threadId]);
-
-  useEffect(() => {
-    if (!exists) return;
-    const aborter = new AbortController();
-    listWorkspace(threadId, aborter.signal)
-      .then((f) => {
-        setFiles(f);
-        setError(null);
-      })
-      .catch((e: unknown) => {
-        if (!aborter.signal.aborted) setError(e instanceof Error ? e.message : String(e));
-      });
-    return () => aborter.abort();
-  }, [threadId, exists, artifactCount, ended, written]);
-
-  // The last artifact of the open file: a new write reloads it.
-  const lastWrite = Object.values(artifacts).filter((a) => a.path === open?.path).length;
-  const openPath = open?.path;
-  useEffect(() => {
-    if (!openPath) return;
-    const aborter = new AbortController();
-    readWorkspaceFile(threadId, openPath, aborter.signal)
-      .then((text) => setOpen((o) => (o?.path === openPath ? { path: openPath, text } : o)))
-      .catch((e: unknown) => {
-        if (!aborter.signal.aborted) setOpen((o) => (o?.path === openPath ? { path: openPath, error: e instanceof Error ? e.message : String(e) } : o));
-      });
-    return () => aborter.abort();
-  }, [threadId, openPath, lastWrite, artifactCount, written]);
+  // What makes a listing stale: an artifact event, the run's end, a write the row counts.
+  const { files, error } = useWorkspaceFiles(threadId, exists, `${artifactCount}:${settled(status)}:${written}`);
+  const [open, setOpen] = useOpenFile(threadId, artifacts, `${artifactCount}:${written}`);
 
   const touched = new Set(Object.values(artifacts).map((a) => a.path));
   return (
@@ -84,25 +49,73 @@ export function WorkspacePanel() {
           </li>
         ))}
       </ul>
-      {open && (
-        <div className="workspace-viewer" data-testid="workspace-viewer" data-path={open.path}>
-          <div className="viewer-head">
-            <code>{open.path}</code>
-            <button type="button" className="icon-btn" aria-label="Close" onClick={() => setOpen(null)}>
-              ×
-            </button>
-          </div>
-          {open.error ? (
-            <p className="error-text">{open.error}</p>
-          ) : open.text === undefined ? (
-            <p className="muted small">Loading…</p>
-          ) : (
-            <pre className="viewer-text" data-testid="workspace-file-text">
-              {open.text}
-            </pre>
-          )}
-        </div>
-      )}
+      {open && <FileViewer open={open} onClose={() => setOpen(null)} />}
     </section>
+  );
+}
+
+/** The workspace's files as the server lists them, listed again whenever `reloadKey` changes. */
+function useWorkspaceFiles(threadId: string, exists: boolean, reloadKey: string) {
+  const [files, setFiles] = useState<WorkspaceFile[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setFiles([]);
+    setError(null);
+  }, [threadId]);
+  useEffect(() => {
+    if (!exists) return;
+    const aborter = new AbortController();
+    listWorkspace(threadId, aborter.signal)
+      .then((f) => {
+        setFiles(f);
+        setError(null);
+      })
+      .catch((e: unknown) => {
+        if (!aborter.signal.aborted) setError(e instanceof Error ? e.message : String(e));
+      });
+    return () => aborter.abort();
+  }, [threadId, exists, reloadKey]);
+  return { files, error };
+}
+
+/** The file the user opened, read from the server, and read again when `reloadKey` changes or it is written. */
+function useOpenFile(threadId: string, artifacts: CodingFold["artifacts"], reloadKey: string): [Open | null, (open: Open | null) => void] {
+  const [open, setOpen] = useState<Open | null>(null);
+  useEffect(() => setOpen(null), [threadId]);
+  // The last artifact of the open file: a new write reloads it.
+  const lastWrite = Object.values(artifacts).filter((a) => a.path === open?.path).length;
+  const openPath = open?.path;
+  useEffect(() => {
+    if (!openPath) return;
+    const aborter = new AbortController();
+    readWorkspaceFile(threadId, openPath, aborter.signal)
+      .then((text) => setOpen((o) => (o?.path === openPath ? { path: openPath, text } : o)))
+      .catch((e: unknown) => {
+        if (!aborter.signal.aborted) setOpen((o) => (o?.path === openPath ? { path: openPath, error: e instanceof Error ? e.message : String(e) } : o));
+      });
+    return () => aborter.abort();
+  }, [threadId, openPath, lastWrite, reloadKey]);
+  return [open, setOpen];
+}
+
+function FileViewer({ open, onClose }: { open: Open; onClose: () => void }) {
+  return (
+    <div className="workspace-viewer" data-testid="workspace-viewer" data-path={open.path}>
+      <div className="viewer-head">
+        <code>{open.path}</code>
+        <button type="button" className="icon-btn" aria-label="Close" onClick={onClose}>
+          ×
+        </button>
+      </div>
+      {open.error ? (
+        <p className="error-text">{open.error}</p>
+      ) : open.text === undefined ? (
+        <p className="muted small">Loading…</p>
+      ) : (
+        <pre className="viewer-text" data-testid="workspace-file-text">
+          {open.text}
+        </pre>
+      )}
+    </div>
   );
 }

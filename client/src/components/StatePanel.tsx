@@ -4,8 +4,8 @@
  * so the agent sees the edits then. Editing is off while a run is going.
  */
 import { useAgent } from "@copilotkit/react-core/v2";
-import { useState } from "react";
 import { useThreadChrome } from "../chrome-context.ts";
+import { AddForm, RemoveButton } from "./ListEditing.tsx";
 
 interface Task {
   id: string;
@@ -41,28 +41,35 @@ function stepActive(s: unknown): boolean {
   return typeof s === "object" && s !== null && (status === "running" || status === "in_progress" || status === "active");
 }
 
+type SharedState = { tasks?: unknown; plan?: Plan } & Record<string, unknown>;
+
+interface Plan {
+  goal?: string;
+  steps?: unknown[];
+}
+
 /** `live`: a run is going, so a step marked running really is; otherwise it was left unfinished. */
 export function StatePanel({ editable, live }: { editable: boolean; live: boolean }) {
   const { agentId } = useThreadChrome();
   const { agent } = useAgent({ agentId });
-  const state = (agent.state ?? {}) as { tasks?: unknown; plan?: { goal?: string; steps?: unknown[] } } & Record<string, unknown>;
-  const tasks = asTasks(state.tasks);
-  const plan = state.plan;
-  const [draft, setDraft] = useState("");
-
-  const setTasks = (next: Task[]) => agent.setState({ ...state, tasks: next });
-  const add = () => {
-    const title = draft.trim();
-    if (!title) return;
-    setTasks([...tasks, { id: `task-${Date.now().toString(36)}`, title, done: false }]);
-    setDraft("");
-  };
-
-  const steps = plan?.steps ?? [];
-  const done = steps.filter(stepDone).length;
+  const state = (agent.state ?? {}) as SharedState;
   return (
     <section className="panel" data-testid="state-panel">
       <h2>Shared state</h2>
+      <TaskList tasks={asTasks(state.tasks)} editable={editable} setTasks={(next) => agent.setState({ ...state, tasks: next })} />
+      {state.plan && <PlanView plan={state.plan} live={live} />}
+      <details className="raw-state">
+        <summary>Raw state</summary>
+        <pre data-testid="raw-state">{JSON.stringify(agent.state ?? {}, null, 2)}</pre>
+      </details>
+    </section>
+  );
+}
+
+/** The tasks the user can tick, add and remove; the agent sees the edits with its next run. */
+function TaskList({ tasks, editable, setTasks }: { tasks: Task[]; editable: boolean; setTasks: (next: Task[]) => void }) {
+  return (
+    <>
       <h3>Tasks</h3>
       {tasks.length === 0 && <p className="muted">No tasks yet. Ask the agent to add one, or add your own.</p>}
       <ul className="tasks" data-testid="task-list">
@@ -77,46 +84,40 @@ export function StatePanel({ editable, live }: { editable: boolean; live: boolea
               />
               <span className={t.done ? "done" : ""}>{t.title}</span>
             </label>
-            <button type="button" className="icon-btn" title="Remove" disabled={!editable} onClick={() => setTasks(tasks.filter((x) => x.id !== t.id))}>
-              ×
-            </button>
+            <RemoveButton disabled={!editable} onRemove={() => setTasks(tasks.filter((x) => x.id !== t.id))} />
           </li>
         ))}
       </ul>
-      <form
-        className="task-add"
-        onSubmit={(e) => {
-          e.preventDefault();
-          add();
-        }}
-      >
-        <input data-testid="task-input" value={draft} disabled={!editable} placeholder="Add a task…" onChange={(e) => setDraft(e.target.value)} />
-        <button type="submit" className="btn" data-testid="task-add" disabled={!editable || !draft.trim()}>
-          Add
-        </button>
-      </form>
+      <AddForm
+        placeholder="Add a task…"
+        disabled={!editable}
+        inputTestId="task-input"
+        buttonTestId="task-add"
+        onAdd={(title) => setTasks([...tasks, { id: `task-${Date.now().toString(36)}`, title, done: false }])}
+      />
+    </>
+  );
+}
 
-      {plan && (
-        <div className="plan" data-testid="plan">
-          <h3>
-            Plan{plan.goal ? `: ${plan.goal}` : ""} <span className="muted">({done}/{steps.length})</span>
-          </h3>
-          <div className="progress" data-testid="plan-progress" data-done={done} data-total={steps.length}>
-            <div className="progress-bar" style={{ width: `${steps.length ? (100 * done) / steps.length : 0}%` }} />
-          </div>
-          <ol className="plan-steps">
-            {steps.map((s, i) => (
-              <li key={i} className={stepDone(s) ? "done" : live && stepActive(s) ? "active" : ""} data-testid="plan-step">
-                {stepDone(s) ? "✓" : live && stepActive(s) ? "▸" : "○"} {stepLabel(s)}
-              </li>
-            ))}
-          </ol>
-        </div>
-      )}
-      <details className="raw-state">
-        <summary>Raw state</summary>
-        <pre data-testid="raw-state">{JSON.stringify(agent.state ?? {}, null, 2)}</pre>
-      </details>
-    </section>
+/** The agent's plan, read only: its steps and how many are done. */
+function PlanView({ plan, live }: { plan: Plan; live: boolean }) {
+  const steps = plan.steps ?? [];
+  const done = steps.filter(stepDone).length;
+  return (
+    <div className="plan" data-testid="plan">
+      <h3>
+        Plan{plan.goal ? `: ${plan.goal}` : ""} <span className="muted">({done}/{steps.length})</span>
+      </h3>
+      <div className="progress" data-testid="plan-progress" data-done={done} data-total={steps.length}>
+        <div className="progress-bar" style={{ width: `${steps.length ? (100 * done) / steps.length : 0}%` }} />
+      </div>
+      <ol className="plan-steps">
+        {steps.map((s, i) => (
+          <li key={i} className={stepDone(s) ? "done" : live && stepActive(s) ? "active" : ""} data-testid="plan-step">
+            {stepDone(s) ? "✓" : live && stepActive(s) ? "▸" : "○"} {stepLabel(s)}
+          </li>
+        ))}
+      </ol>
+    </div>
   );
 }

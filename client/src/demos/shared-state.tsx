@@ -5,9 +5,9 @@
  * never races the agent's.
  */
 import { useAgent, useAgentContext } from "@copilotkit/react-core/v2";
-import { useState } from "react";
 import { z } from "zod";
 import { useThreadChrome } from "../chrome-context.ts";
+import { AddForm, RemoveButton } from "../components/ListEditing.tsx";
 import type { DemoFeature } from "./feature.ts";
 import { RawState } from "./RawState.tsx";
 
@@ -43,8 +43,6 @@ function Panel() {
   const { chrome } = useThreadChrome();
   const editable = chrome.inputEnabled;
   const [recipe, setRecipe] = useRecipe();
-  const [ingredient, setIngredient] = useState("");
-  const [step, setStep] = useState("");
   const set = (patch: Partial<Recipe>) => setRecipe({ ...recipe, ...patch });
 
   return (
@@ -74,27 +72,17 @@ function Panel() {
             <span>
               {item.icon} {item.name} <span className="muted">{item.amount}</span>
             </span>
-            <button type="button" className="icon-btn" title="Remove" disabled={!editable} onClick={() => set({ ingredients: recipe.ingredients.filter((_, j) => j !== i) })}>
-              ×
-            </button>
+            <RemoveButton disabled={!editable} onRemove={() => set({ ingredients: recipe.ingredients.filter((_, j) => j !== i) })} />
           </li>
         ))}
       </ul>
-      <form
-        className="task-add"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const name = ingredient.trim();
-          if (!name) return;
-          set({ ingredients: [...recipe.ingredients, { icon: "🥄", name, amount: "to taste" }] });
-          setIngredient("");
-        }}
-      >
-        <input data-testid="ingredient-input" value={ingredient} placeholder="Add an ingredient…" disabled={!editable} onChange={(e) => setIngredient(e.target.value)} />
-        <button type="submit" className="btn" data-testid="ingredient-add" disabled={!editable || !ingredient.trim()}>
-          Add
-        </button>
-      </form>
+      <AddForm
+        placeholder="Add an ingredient…"
+        disabled={!editable}
+        inputTestId="ingredient-input"
+        buttonTestId="ingredient-add"
+        onAdd={(name) => set({ ingredients: [...recipe.ingredients, { icon: "🥄", name, amount: "to taste" }] })}
+      />
 
       <h3>Instructions</h3>
       <ol className="plan-steps" data-testid="instructions">
@@ -104,21 +92,7 @@ function Panel() {
           </li>
         ))}
       </ol>
-      <form
-        className="task-add"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const text = step.trim();
-          if (!text) return;
-          set({ instructions: [...recipe.instructions, text] });
-          setStep("");
-        }}
-      >
-        <input data-testid="instruction-input" value={step} placeholder="Add a step…" disabled={!editable} onChange={(e) => setStep(e.target.value)} />
-        <button type="submit" className="btn" disabled={!editable || !step.trim()}>
-          Add
-        </button>
-      </form>
+      <AddForm placeholder="Add a step…" disabled={!editable} inputTestId="instruction-input" onAdd={(text) => set({ instructions: [...recipe.instructions, text] })} />
       <RawState />
     </section>
   );

@@ -2,7 +2,7 @@
  * The thread API: list, inspect (rebuilt from the log), raw events (JSON, or SSE live for the
  * inspector), cancel from any instance, delete.
  */
-import { Router, type Request } from "express";
+import { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { endsRun } from "../../../protocol/lifecycle.ts";
 import { MAIN_BRANCH } from "../../../protocol/branches.ts";
@@ -52,10 +52,25 @@ function wantsSse(req: Request): boolean {
   return (req.get("accept") ?? "").includes("text/event-stream");
 }
 
-export function threadRoutes({ store, engine, metrics }: { store: EventStore; engine: Engine; metrics?: Metrics }): Router {
-  const router = Router();
+interface ThreadRoutesDeps {
+  store: EventStore;
+  engine: Engine;
+  metrics?: Metrics;
+}
 
-  router.get("/threads", async (req, res) => {
+type ThreadHandler = RequestHandler<{ threadId: string }>;
+
+export function threadRoutes(deps: ThreadRoutesDeps): Router {
+  return Router()
+    .get("/threads", listThreads(deps))
+    .get("/threads/:threadId", inspectThread(deps))
+    .get("/threads/:threadId/events", threadEvents(deps))
+    .post("/threads/:threadId/cancel", cancelThread(deps))
+    .delete("/threads/:threadId", deleteThread(deps));
+}
+
+function listThreads({ store }: ThreadRoutesDeps): RequestHandler {
+  return async (req, res) => {
     const q = ListQuerySchema.safeParse(req.query);
     if (!q.success) {
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
@@ -68,9 +83,12 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
       before: q.data.cursor,
     });
     res.json({ threads: page.threads.map(threadJson), next: page.next });
-  });
+  };
+}
 
-  router.get("/threads/:threadId", async (req, res) => {
+/** One thread's status, messages and state, rebuilt from the log; `?branch=` an earlier branch's. */
+function inspectThread({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
+  return async (req, res) => {
     const q = ThreadQuerySchema.safeParse(req.query);
     if (!q.success) {
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
@@ -100,24 +118,34 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
         pendingInterrupts: snap.pendingInterrupts.map(wireInterrupt),
       });
     }
-    // An earlier branch is the log as it stood when a fork left it: folded up to that fork.
     const leftAt = (snap.branches ?? []).find((b) => b.fromBranchId === wanted);
     if (!leftAt) {
       return sendError(res, 404, "BRANCH_NOT_FOUND", `Thread ${thread.threadId} has no branch "${wanted}". Its branches are listed in \`branches\`.`, {
         branches: branches.map((b) => b.branchId),
       });
     }
-    const old = new Reconstructor();
-    for await (const page of backlogPages(store, thread.threadId, 0, gone.signal, metrics)) {
-      for (const e of page) if (e.seq < leftAt.seq) old.push(e);
-      if (page.at(-1)!.seq >= leftAt.seq) break;
-    }
+    const then = await snapshotBefore(store, thread.threadId, leftAt.seq, gone.signal, metrics);
     if (gone.signal.aborted) return;
-    const then = old.snapshot();
     res.json({ ...threadJson(thread), branch: wanted, current, branches, messages: then.messages, state: then.state, toolCalls: then.toolCalls, usage: then.usage });
-  });
+  };
+}
 
-  router.get("/threads/:threadId/events", async (req, res) => {
+/**
+ * An earlier branch is the log as it stood when a fork left it: the events before `seq`, folded
+ * from the start, page by page.
+ */
+async function snapshotBefore(store: EventStore, threadId: string, seq: number, signal: AbortSignal, metrics: Metrics | undefined) {
+  const old = new Reconstructor();
+  for await (const page of backlogPages(store, threadId, 0, signal, metrics)) {
+    for (const e of page) if (e.seq < seq) old.push(e);
+    if (page.at(-1)!.seq >= seq) break;
+  }
+  return old.snapshot();
+}
+
+/** The raw workflow events: a JSON page, or with `Accept: text/event-stream` the live log. */
+function threadEvents({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
+  return async (req, res) => {
     const q = EventsQuerySchema.safeParse(req.query);
     if (!q.success) {
       return sendError(res, 400, "INVALID_QUERY", "Fix the query parameters listed in `issues`.", { issues: zodIssues(q.error.issues) });
@@ -150,9 +178,11 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
     } finally {
       sse.end();
     }
-  });
+  };
+}
 
-  router.post("/threads/:threadId/cancel", async (req, res) => {
+function cancelThread({ store, engine }: ThreadRoutesDeps): ThreadHandler {
+  return async (req, res) => {
     const { threadId } = req.params;
     const before = await store.getThread(threadId, callerTenant(res));
     if (!before) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}".`);
@@ -167,9 +197,11 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
       runId: before.activeRunId,
       status: after?.status ?? "CANCELLING",
     });
-  });
+  };
+}
 
-  router.delete("/threads/:threadId", async (req, res) => {
+function deleteThread({ store }: ThreadRoutesDeps): ThreadHandler {
+  return async (req, res) => {
     const { threadId } = req.params;
     const tenantId = callerTenant(res);
     const outcome = await store.deleteThread(threadId, tenantId);
@@ -179,9 +211,7 @@ export function threadRoutes({ store, engine, metrics }: { store: EventStore; en
       return sendError(res, 409, "THREAD_ACTIVE", `Thread ${threadId} has a run that is active or queued${thread ? ` (it is ${thread.status})` : ""}. Cancel it first (POST ${req.baseUrl}/threads/${threadId}/cancel), wait for queued runs to finish, then delete it.`);
     }
     res.status(204).end();
-  });
-
-  return router;
+  };
 }
 
 /** Follows the log until the thread settles (the cancel reached it) or the time is up. */

@@ -176,6 +176,8 @@ interface ReasoningBlock {
   meta: SharedV3ProviderMetadata;
 }
 
+type StreamPartOf<T extends LanguageModelV3StreamPart["type"]> = Extract<LanguageModelV3StreamPart, { type: T }>;
+
 const FINISH: Record<string, FinishReason> = { stop: "stop", length: "length", "tool-calls": "tool-calls", "content-filter": "content-filter" };
 
 /** The provider's stream parts to ModelParts; tool calls numbered in the order they start. */
@@ -195,60 +197,18 @@ class PartMapper {
         if (p.delta !== "") yield { type: "text-delta", delta: p.delta };
         break;
       case "reasoning-start":
-        this.#reasoning.set(p.id, { text: "", meta: merge({}, p.providerMetadata) });
+      case "reasoning-delta":
+      case "reasoning-end":
+        yield* this.#reasoningPart(p);
         break;
-      case "reasoning-delta": {
-        const block = this.#reasoning.get(p.id) ?? { text: "", meta: {} };
-        this.#reasoning.set(p.id, block);
-        block.text += p.delta;
-        block.meta = merge(block.meta, p.providerMetadata);
-        if (p.delta !== "") yield { type: "reasoning-delta", delta: p.delta };
-        break;
-      }
-      case "reasoning-end": {
-        const block = this.#reasoning.get(p.id) ?? { text: "", meta: {} };
-        this.#reasoning.delete(p.id);
-        const providerOptions = merge(block.meta, p.providerMetadata);
-        yield { type: "reasoning-delta", delta: "", providerData: [reasoningEntry({ provider: this.#provider, text: block.text, providerOptions })] };
-        break;
-      }
       case "tool-input-start":
-        if (p.providerExecuted) break;
-        yield this.#startCall(p.id, p.toolName);
+      case "tool-input-delta":
+      case "tool-input-end":
+        yield* this.#toolInputPart(p);
         break;
-      case "tool-input-delta": {
-        const call = this.#calls.get(p.id);
-        if (!call || p.delta === "") break;
-        call.args = true;
-        yield { type: "tool-call-args-delta", index: call.index, delta: p.delta };
+      case "tool-call":
+        yield* this.#wholeCall(p);
         break;
-      }
-      case "tool-input-end": {
-        const call = this.#calls.get(p.id);
-        if (call && !call.ended) {
-          call.ended = true;
-          yield { type: "tool-call-end", index: call.index };
-        }
-        break;
-      }
-      case "tool-call": {
-        if (p.providerExecuted) break;
-        // Providers that do not stream arguments send the whole call at once.
-        let call = this.#calls.get(p.toolCallId);
-        if (!call) {
-          yield this.#startCall(p.toolCallId, p.toolName);
-          call = this.#calls.get(p.toolCallId)!;
-        }
-        if (!call.args && p.input !== "") {
-          call.args = true;
-          yield { type: "tool-call-args-delta", index: call.index, delta: p.input };
-        }
-        if (!call.ended) {
-          call.ended = true;
-          yield { type: "tool-call-end", index: call.index };
-        }
-        break;
-      }
       case "finish":
         yield usagePart(p.usage);
         yield { type: "finish", reason: FINISH[p.finishReason.unified] ?? "other", ...(p.finishReason.raw !== undefined && { raw: p.finishReason.raw }) };
@@ -258,6 +218,68 @@ class PartMapper {
         throw new StreamErrorPart(errorText(p.error), { cause: p.error });
       default:
         break;
+    }
+  }
+
+  /**
+   * A reasoning block's text goes out as it comes; its provider metadata (a signature, an
+   * encrypted item) is gathered over the block and goes out once, at its end, as providerData.
+   */
+  *#reasoningPart(p: StreamPartOf<"reasoning-start" | "reasoning-delta" | "reasoning-end">): Generator<ModelPart> {
+    if (p.type === "reasoning-start") {
+      this.#reasoning.set(p.id, { text: "", meta: merge({}, p.providerMetadata) });
+      return;
+    }
+    const block = this.#reasoning.get(p.id) ?? { text: "", meta: {} };
+    if (p.type === "reasoning-delta") {
+      this.#reasoning.set(p.id, block);
+      block.text += p.delta;
+      block.meta = merge(block.meta, p.providerMetadata);
+      if (p.delta !== "") yield { type: "reasoning-delta", delta: p.delta };
+      return;
+    }
+    this.#reasoning.delete(p.id);
+    const providerOptions = merge(block.meta, p.providerMetadata);
+    yield { type: "reasoning-delta", delta: "", providerData: [reasoningEntry({ provider: this.#provider, text: block.text, providerOptions })] };
+  }
+
+  /** A tool call whose arguments stream; calls the provider executes itself are not ours to show. */
+  *#toolInputPart(p: StreamPartOf<"tool-input-start" | "tool-input-delta" | "tool-input-end">): Generator<ModelPart> {
+    if (p.type === "tool-input-start") {
+      if (!p.providerExecuted) yield this.#startCall(p.id, p.toolName);
+      return;
+    }
+    const call = this.#calls.get(p.id);
+    if (p.type === "tool-input-delta") {
+      if (!call || p.delta === "") return;
+      call.args = true;
+      yield { type: "tool-call-args-delta", index: call.index, delta: p.delta };
+      return;
+    }
+    if (call && !call.ended) {
+      call.ended = true;
+      yield { type: "tool-call-end", index: call.index };
+    }
+  }
+
+  /**
+   * The complete call. Providers that do not stream arguments send only this: it then starts,
+   * carries and ends the call; after a streamed call it ends it, if its input-end did not.
+   */
+  *#wholeCall(p: StreamPartOf<"tool-call">): Generator<ModelPart> {
+    if (p.providerExecuted) return;
+    let call = this.#calls.get(p.toolCallId);
+    if (!call) {
+      yield this.#startCall(p.toolCallId, p.toolName);
+      call = this.#calls.get(p.toolCallId)!;
+    }
+    if (!call.args && p.input !== "") {
+      call.args = true;
+      yield { type: "tool-call-args-delta", index: call.index, delta: p.input };
+    }
+    if (!call.ended) {
+      call.ended = true;
+      yield { type: "tool-call-end", index: call.index };
     }
   }
 
