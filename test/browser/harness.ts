@@ -5,11 +5,10 @@
  * /usr/bin/chromium the suites skip, loudly.
  */
 import { randomUUID } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { pino } from "pino";
 import { describe, afterAll, beforeAll } from "vitest";
 import { ensureClientBuilt } from "../../client/build.ts";
 import { approvalsAgent } from "../../server/agents/approvals-agent.ts";
@@ -17,12 +16,10 @@ import { codingAgent } from "../../server/agents/coding-agent.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
 import type { AgentDefinition } from "../../server/agents/define.ts";
 import { demoAgents } from "../../server/agents/demos/index.ts";
-import { loadConfig } from "../../server/config.ts";
 import { workspaceHostFromConfig } from "../../server/workspace/tools.ts";
-import { createPgliteStore } from "../../server/store/pglite.ts";
-import { createPostgresStore } from "../../server/store/postgres.ts";
 import type { EventStore } from "../../server/store/types.ts";
-import { createThreadline, type Threadline } from "../../server/threadline.ts";
+import type { Threadline } from "../../server/threadline.ts";
+import { backends, openStore as openBackendStore, startTestServer } from "../support/server.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const hasChromium = existsSync(CHROMIUM);
@@ -48,9 +45,11 @@ export function describeBrowser(name: string, fn: () => void): void {
   describe(name, { retry: BROWSER_RETRIES }, fn);
 }
 
+/** Postgres when DATABASE_URL is set, else PGlite: the browser suites run on one backend. */
+const BACKEND = backends().at(-1)!;
+
 export function openStore(schema = `b_${randomUUID().replaceAll("-", "").slice(0, 16)}`): EventStore {
-  const url = process.env.DATABASE_URL;
-  return url ? createPostgresStore({ connectionString: url, schema }) : createPgliteStore({ schema });
+  return openBackendStore(BACKEND, schema);
 }
 
 export interface AppServer {
@@ -59,40 +58,25 @@ export interface AppServer {
   close(): Promise<void>;
 }
 
+/** The test server (test/support/server.ts) with the built client app and the demo model. */
 export async function startServer(
   opts: { store?: EventStore; planStepDelayMs?: number; leaseOwner?: string; /** Hosted besides the default and demo agents. */ agents?: AgentDefinition[] } = {},
 ): Promise<AppServer> {
   await ensureClientBuilt({ quiet: true });
-  const ownStore = !opts.store;
-  const store = opts.store ?? openStore();
-  // The coding agent's workspaces go to a directory of this server's own, removed on close; the
-  // sandbox's user (tests run as root) must reach them.
-  const dataDir = mkdtempSync(path.join(tmpdir(), "threadline-browser-"));
-  chmodSync(dataDir, 0o711);
-  const config = loadConfig({ LOG_LEVEL: "silent", DATA_DIR: dataDir }); // no OPENAI_*: the built-in demo model answers
-  const threadline = await createThreadline({
-    config,
-    store,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    agents: [
-      defaultAgent({ planStepDelayMs: opts.planStepDelayMs ?? 50 }),
+  const delay = opts.planStepDelayMs ?? 50;
+  return startTestServer({
+    backend: BACKEND,
+    store: opts.store,
+    leaseOwner: opts.leaseOwner,
+    // no llmUrl: the built-in demo model answers, as for a user who runs `npm start` without a key
+    agents: (config) => [
+      defaultAgent({ planStepDelayMs: delay }),
       approvalsAgent(),
       codingAgent({ host: workspaceHostFromConfig(config) }),
-      ...demoAgents({ planStepDelayMs: opts.planStepDelayMs ?? 50 }),
+      ...demoAgents({ planStepDelayMs: delay }),
       ...(opts.agents ?? []),
     ],
-    leaseOwner: opts.leaseOwner,
   });
-  const port = await threadline.listen(0, "127.0.0.1");
-  return {
-    url: `http://127.0.0.1:${port}`,
-    threadline,
-    async close() {
-      await threadline.close();
-      if (ownStore) await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
 }
 
 export interface Browser {

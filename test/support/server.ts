@@ -48,9 +48,10 @@ export interface TestServer {
 
 export interface TestServerOptions {
   backend: BackendName;
-  /** OpenAI-compatible base URL (…/v1) of the upstream, usually an aimock in the test. */
-  llmUrl: string;
-  agents?: AgentDefinition[];
+  /** OpenAI-compatible base URL (…/v1) of the upstream, usually an aimock in the test; absent: the built-in offline demo model answers. */
+  llmUrl?: string;
+  /** Default: the built-in agent; a function gets the server's config (the coding agent needs its workspaces). */
+  agents?: AgentDefinition[] | ((config: Config) => AgentDefinition[]);
   /** Share a store between instances (two servers on one database). */
   store?: EventStore;
   env?: Record<string, string>;
@@ -69,9 +70,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
   chmodSync(dataDir, 0o711); // the sandbox's user (when tests run as root) must reach the workspaces
   const config = loadConfig({
     LOG_LEVEL: "silent",
-    OPENAI_BASE_URL: opts.llmUrl,
-    OPENAI_API_KEY: "test",
-    OPENAI_MODEL: "gpt-4o-mini",
+    ...(opts.llmUrl !== undefined && { OPENAI_BASE_URL: opts.llmUrl, OPENAI_API_KEY: "test", OPENAI_MODEL: "gpt-4o-mini" }),
     DATA_DIR: dataDir,
     // No retries: a test that stages a failure sees it. Generous connect timeout: a loaded CI
     // machine can take seconds to accept a loopback connection; the tests about timeouts set their own.
@@ -84,7 +83,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     config,
     store,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    agents: opts.agents ?? [defaultAgent({ planStepDelayMs: 20 })],
+    agents: typeof opts.agents === "function" ? opts.agents(config) : (opts.agents ?? [defaultAgent({ planStepDelayMs: 20 })]),
     ...(opts.model !== undefined && { model: opts.model }),
     leaseOwner: opts.leaseOwner,
     ...(opts.workspace && { workspace: opts.workspace(config) }),
