@@ -101,7 +101,8 @@ const OFFLINE_ANSWER =
   `behind this reply. Try "${DEMO_PROMPTS.weather}", "${DEMO_PROMPTS.tasks}", "${DEMO_PROMPTS.plan}", ` +
   `"${DEMO_PROMPTS.reasoning}", "${DEMO_PROMPTS.background}", "${DEMO_PROMPTS.approval}" or ` +
   `"${DEMO_PROMPTS.parallel}". To talk to a real model, set OPENAI_API_KEY (plus OPENAI_BASE_URL for any ` +
-  "OpenAI-compatible provider, and OPENAI_MODEL to choose the model) and restart the server.";
+  "OpenAI-compatible provider), or MODEL=anthropic:<model> with ANTHROPIC_API_KEY (the README lists every provider), " +
+  "and restart the server.";
 
 function weatherLine(call: AnsweredCall): string {
   const r = parseObject(call.result) as Partial<WeatherResult>;
