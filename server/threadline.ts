@@ -203,7 +203,9 @@ async function closeParts(p: Parts, opts: ThreadlineOptions, server: () => Serve
   // No new connections; those open (a stream of a run that is finishing) stay until the drain ends.
   const listening = server();
   const stopped = listening ? new Promise<void>((r) => listening.close(() => r())) : Promise.resolve();
-  await starting?.catch(() => {}); // a start in flight finishes first: its engine is what drains
+  // A start in flight finishes first: its engine is what drains. Its failure already rejected
+  // start() for its caller; here it is logged, and close() goes on to release what it opened.
+  await starting?.catch((err: unknown) => logger.warn({ err }, "closing after a start() that failed"));
   if (starting) {
     logger.info({ drainTimeoutMs }, "closing: new runs are refused; the runs executing here get drainTimeoutMs to finish");
     await engine.drain(AbortSignal.timeout(drainTimeoutMs));

@@ -108,7 +108,9 @@ function useChromeContext(agentId: string, threadId: string, view: ThreadView, s
 function cancelRun(copilotkit: CopilotKit, agent: Agent, threadId: string): void {
   copilotkit.stopAgent({ agent });
   setTimeout(() => {
-    void cancelThread(threadId).catch(() => undefined);
+    // A refusal here usually means the run already ended through the first path; it is logged
+    // (not shown), since the status chip is what tells the user whether the run stopped.
+    void cancelThread(threadId).catch((err: unknown) => console.warn("cancel fallback failed", err));
   }, 1500);
 }
 
@@ -197,7 +199,8 @@ function useAttachToForeignRun(agent: Agent, copilotkit: CopilotKit, server: Chr
     const timer = setTimeout(() => {
       if (agent.isRunning || attachedRun.current === activeRunId) return;
       attachedRun.current = activeRunId;
-      void copilotkit.connectAgent({ agent }).catch(() => undefined);
+      // The event log and status chip still follow the run if attaching fails; logged, not shown.
+      void copilotkit.connectAgent({ agent }).catch((err: unknown) => console.warn("could not attach to the running run", err));
     }, 400);
     return () => clearTimeout(timer);
   }, [server, activeRunId, submitted, agent, copilotkit]);

@@ -85,7 +85,8 @@ function useThreadRow(threadId: string, exists: boolean) {
           setDetail(d);
           setLoaded(true);
         })
-        .catch(() => undefined);
+        // The next event schedules another refresh; until then the row shown is the last one read.
+        .catch((err: unknown) => console.warn("could not refresh the thread", err));
     }, 80);
   }, []);
 
