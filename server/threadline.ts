@@ -18,7 +18,7 @@ import { copilotkitHandler } from "./copilotkit/handler.ts";
 import { openDatabase } from "./database.ts";
 import { Engine } from "./engine/engine.ts";
 import { startRetention } from "./engine/retention.ts";
-import { API_BASE_PATH, COPILOTKIT_MOUNT_PATH, createApp, type EdgeOptions, edgeOptions } from "./http/app.ts";
+import { createApp, type EdgeOptions, edgeOptions } from "./http/app.ts";
 import { createRouter, edgeMiddleware, notStarted } from "./http/router.ts";
 import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
@@ -241,5 +241,3 @@ async function checkWorkspace(workspace: WorkspaceHost, store: EventStore, lease
   else if (status.mode === "unsafe-host") logger.warn("UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX=true: bash and run execute on this host without a sandbox");
   else logger.info({ limits: sandbox.limits, user: sandbox.user }, "command sandbox: bubblewrap");
 }
-
-export { API_BASE_PATH, COPILOTKIT_MOUNT_PATH };

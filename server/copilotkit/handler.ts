@@ -23,9 +23,6 @@ import { ThreadlineAgent } from "./agent.ts";
 import { sendFetchResponse, toFetchRequest } from "./fetch-bridge.ts";
 import { ThreadlineAgentRunner, type ThreadlineRunnerDeps } from "./runner.ts";
 
-/** Where the standalone server mounts the handler. */
-export const COPILOTKIT_BASE_PATH = "/api/copilotkit";
-
 export interface CopilotkitHandlerDeps extends ThreadlineRunnerDeps {
   /**
    * Admits the caller and sets its tenant on the request (read back with callerTenant), or

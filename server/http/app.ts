@@ -6,6 +6,7 @@
 import express, { type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
+import { DEFAULT_API_BASE } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ApiKey } from "../tenant.ts";
@@ -17,8 +18,8 @@ import { healthRoutes } from "./routes/health.ts";
 export type { EdgeOptions } from "./router.ts";
 
 /** Where the standalone app mounts the API router and the CopilotKit runtime. */
-export const API_BASE_PATH = "/api";
-export const COPILOTKIT_MOUNT_PATH = "/api/copilotkit";
+const API_BASE_PATH = DEFAULT_API_BASE;
+const COPILOTKIT_MOUNT_PATH = `${API_BASE_PATH}/copilotkit`;
 
 export interface AppDeps {
   store: EventStore;
