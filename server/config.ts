@@ -146,8 +146,3 @@ export function dbTimeouts(config: Config): Partial<DbTimeouts> {
     tcpMs: config.DB_TCP_TIMEOUT_MS,
   };
 }
-
-/** The demo model answers by default when no MODEL is set and nothing points at OpenAI. */
-export function usesDemoModel(config: Config): boolean {
-  return config.MODEL === undefined && config.OPENAI_API_KEY === undefined && config.OPENAI_BASE_URL === undefined;
-}
