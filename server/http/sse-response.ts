@@ -35,6 +35,8 @@ export class SseResponse {
   /** Frames handed to the socket whose bytes have not reached the kernel yet. */
   #buffered = 0;
   #blocked = false;
+  /** A cork is open until the end of this tick (#cork). */
+  #corked = false;
 
   constructor(req: Request, res: Response, opts: SseResponseOptions = {}) {
     this.#res = res;
@@ -71,8 +73,6 @@ export class SseResponse {
   }
 
   /** Writes one frame; resolves when the socket can take more (or the client left). */
-  #corked = false;
-
   async write(frame: Frame): Promise<void> {
     if (this.#closed.signal.aborted) return;
     const chunk = this.#mode === "proto" ? encodeFrameBinary(frame) : encodeFrame(frame);
