@@ -21,7 +21,7 @@ import { errorHandler } from "../http/errors.ts";
 import { validatePathIds } from "../http/ids.ts";
 import { ThreadlineAgent } from "./agent.ts";
 import { sendFetchResponse, toFetchRequest } from "./fetch-bridge.ts";
-import { ThreadlineAgentRunner, type ThreadlineRunnerDeps } from "./runner.ts";
+import { ThreadlineAgentRunner, type ThreadlineRunnerDeps, unknownAgent } from "./runner.ts";
 
 export interface CopilotkitHandlerDeps extends ThreadlineRunnerDeps {
   /**
@@ -90,10 +90,6 @@ function requireKnownAgent(agents: AgentRegistry): RequestHandler {
   return (req, res, next) => {
     const agentId = String(req.params.agentId ?? "");
     if (agents.get(agentId)) return next();
-    next(
-      new NotFoundError("AGENT_NOT_FOUND", `There is no agent "${agentId}". GET ${mountOf(res)}/info lists the agents this server hosts.`, {
-        agents: agents.list().map((a) => a.id),
-      }),
-    );
+    next(unknownAgent(agents, mountOf(res), agentId));
   };
 }

@@ -68,7 +68,7 @@ export class ThreadlineAgentRunner extends AgentRunner {
     return this.#stream(async (signal) => {
       const agentId = agent.agentId ?? "";
       const definition = this.#deps.agents.get(agentId);
-      if (!definition) throw this.#unknownAgent(agentId);
+      if (!definition) throw unknownAgent(this.#deps.agents, this.#mountPath, agentId);
       // The same validation as the run route: the runtime's own parse is an older schema's, and
       // it does not know this server's rules (ids, unique message ids, the threadline options).
       const run = parseRunRequest(input, { get: (name) => headers[name.toLowerCase()] });
@@ -105,12 +105,6 @@ export class ThreadlineAgentRunner extends AgentRunner {
     if (runId !== undefined && thread.activeRunId !== runId) return false;
     await this.#deps.engine.cancel(threadId);
     return true;
-  }
-
-  #unknownAgent(agentId: string): NotFoundError {
-    return new NotFoundError("AGENT_NOT_FOUND", `There is no agent "${agentId}". GET ${this.#mountPath}/info lists the agents this server hosts.`, {
-      agents: this.#deps.agents.list().map((a) => a.id),
-    });
   }
 
   /**
@@ -151,4 +145,11 @@ export class ThreadlineAgentRunner extends AgentRunner {
       return () => aborter.abort();
     });
   }
+}
+
+/** An agent id this server does not host, as the CopilotKit mount at `mountPath` refuses it. */
+export function unknownAgent(agents: AgentRegistry, mountPath: string, agentId: string): NotFoundError {
+  return new NotFoundError("AGENT_NOT_FOUND", `There is no agent "${agentId}". GET ${mountPath}/info lists the agents this server hosts.`, {
+    agents: agents.list().map((a) => a.id),
+  });
 }
