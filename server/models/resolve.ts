@@ -125,8 +125,11 @@ export class ModelResolver {
     const limits = this.#limits();
     let loaded: Promise<Model> | undefined;
     const load = () => {
-      loaded ??= loadAiSdkModel(provider, settings, spec.name).then((lm) => aiSdkModel(lm, { ...limits, provider, hints }));
-      loaded.catch(() => (loaded = undefined));
+      if (!loaded) {
+        loaded = loadAiSdkModel(provider, settings, spec.name).then((lm) => aiSdkModel(lm, { ...limits, provider, hints }));
+        // A failed load is not cached: the next request tries again.
+        loaded.catch(() => (loaded = undefined));
+      }
       return loaded;
     };
     return {

@@ -33,14 +33,16 @@ export class DemoModel implements Model {
 
   #start() {
     if (this.#closed) throw new Error("The demo model was closed with its server.");
-    this.#started ??= (async () => {
-      const upstream = await startDemoUpstream({ host: "127.0.0.1", port: 0, ...(this.#opts.latencyMs !== undefined && { latencyMs: this.#opts.latencyMs }) });
-      this.#opts.onStart?.(upstream.url);
-      const client = createOpenAIClient({ baseURL: upstream.url, apiKey: "demo", maxRetries: 0 });
-      return { upstream, model: new OpenAIModel({ client, model: "demo", provider: "demo" }) };
-    })();
-    // A failed start is not cached: the next request tries again.
-    this.#started.catch(() => (this.#started = undefined));
+    if (!this.#started) {
+      this.#started = (async () => {
+        const upstream = await startDemoUpstream({ host: "127.0.0.1", port: 0, ...(this.#opts.latencyMs !== undefined && { latencyMs: this.#opts.latencyMs }) });
+        this.#opts.onStart?.(upstream.url);
+        const client = createOpenAIClient({ baseURL: upstream.url, apiKey: "demo", maxRetries: 0 });
+        return { upstream, model: new OpenAIModel({ client, model: "demo", provider: "demo" }) };
+      })();
+      // A failed start is not cached: the next request tries again.
+      this.#started.catch(() => (this.#started = undefined));
+    }
     return this.#started;
   }
 
