@@ -223,8 +223,10 @@ async function waitForSettled(store: EventStore, threadId: string, timeoutMs: nu
     for await (const batch of store.follow(threadId, thread.lastSeq, stop)) {
       if (batch.some(endsRun)) break;
     }
-  } catch {
-    // timed out: report what the row says now
+  } catch (err) {
+    // Timed out: report what the row says now. Anything else (the store failing) is the
+    // request's error, not a quiet "still cancelling".
+    if (!stop.aborted) throw err;
   }
   return store.getThread(threadId);
 }
