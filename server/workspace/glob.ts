@@ -11,7 +11,7 @@ function escapeRegexChar(c: string): string {
   return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
 }
 
-export function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string): RegExp {
   if (glob.length > GLOB_MAX_CHARS) throw new Error(`the pattern is longer than ${GLOB_MAX_CHARS} characters`);
   let re = "";
   let braces = 0;

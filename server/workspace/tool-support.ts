@@ -80,7 +80,7 @@ export function cutDiff(diff: string): { diff: string; diffTruncated?: true } {
   return { diff: splitUtf8(diff, ARTIFACT_DIFF_MAX_BYTES)[0]!, diffTruncated: true };
 }
 
-export function commandResult(r: ExecResult | { error: string }, timeoutS: number) {
+function commandResult(r: ExecResult | { error: string }, timeoutS: number) {
   if ("error" in r) fail(r.error);
   const notes: string[] = [];
   if (r.timedOut) notes.push(`killed at its timeout of ${timeoutS} s, with every process it started`);

@@ -112,13 +112,26 @@ export class Workspaces {
     return { ok: true, dir: real };
   }
 
+  /**
+   * Only a missing file means "not bound": an unreadable or corrupt binding fails loudly rather
+   * than quietly moving the thread to its default directory, where its files are not.
+   */
   async #readBinding(threadId: string): Promise<string | undefined> {
+    const file = this.#bindingFile(threadId);
+    let text: string;
     try {
-      const parsed = JSON.parse(await fs.readFile(this.#bindingFile(threadId), "utf8")) as { workingDirectory?: unknown };
-      return typeof parsed.workingDirectory === "string" ? parsed.workingDirectory : undefined;
-    } catch {
-      return undefined;
+      text = await fs.readFile(file, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new Error(`could not read the workspace binding ${file}: ${(err as Error).message}`, { cause: err });
     }
+    let parsed: { workingDirectory?: unknown };
+    try {
+      parsed = JSON.parse(text) as { workingDirectory?: unknown };
+    } catch (err) {
+      throw new Error(`the workspace binding ${file} is not JSON; delete it to unbind the thread`, { cause: err });
+    }
+    return typeof parsed.workingDirectory === "string" ? parsed.workingDirectory : undefined;
   }
 
   async #writeBinding(threadId: string, rel: string): Promise<void> {

@@ -21,7 +21,7 @@ function styleOf(part: Anser.AnserJsonEntry): CSSProperties | undefined {
   return Object.keys(style).length > 0 ? style : undefined;
 }
 
-export function AnsiText({ text }: { text: string }) {
+function AnsiText({ text }: { text: string }) {
   const parts = Anser.ansiToJson(text, { json: true, remove_empty: true });
   return (
     <>

@@ -25,6 +25,17 @@ interface RenderProps<A> {
 
 const PREVIEW_LINES = 40;
 
+const ExecParams = z.object({ command: z.string(), timeout: z.number().optional() });
+const RunParams = z.object({ language: z.string(), code: z.string() });
+const ReadParams = z.object({ path: z.string(), offset: z.number().optional(), limit: z.number().optional() });
+const WriteParams = z.object({ path: z.string(), content: z.string() });
+const EditParams = z.object({ path: z.string(), old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() });
+
+// One card draws two tools (bash and run; read and write): its args are either tool's.
+type ExecArgs = z.infer<typeof ExecParams> & z.infer<typeof RunParams>;
+type FileArgs = z.infer<typeof ReadParams> & z.infer<typeof WriteParams>;
+type EditArgs = z.infer<typeof EditParams>;
+
 function Terminal({ chunks, live }: { chunks: readonly TerminalChunk[]; live: boolean }) {
   const ref = useRef<HTMLPreElement>(null);
   // Follow the output while it grows, as a terminal does.
@@ -48,13 +59,6 @@ function ExitChip({ exitCode, timedOut }: { exitCode: number | null; timedOut: b
       exit {exitCode}
     </span>
   );
-}
-
-interface ExecArgs {
-  command: string;
-  timeout: number;
-  language: string;
-  code: string;
 }
 
 function TerminalCard({ name, toolCallId, status, args, result }: RenderProps<ExecArgs>) {
@@ -116,13 +120,6 @@ function NumberedLines({ text, testId }: { text: string; testId: string }) {
   );
 }
 
-interface FileArgs {
-  path: string;
-  content: string;
-  offset: number;
-  limit: number;
-}
-
 function FileCard({ name, toolCallId, status, args, result }: RenderProps<FileArgs>) {
   const shown = useCardStatus(toolCallId, status);
   const { artifacts } = useCodingEvents();
@@ -160,13 +157,6 @@ function FileCard({ name, toolCallId, status, args, result }: RenderProps<FileAr
       )}
     </Card>
   );
-}
-
-interface EditArgs {
-  path: string;
-  old_string: string;
-  new_string: string;
-  replace_all: boolean;
 }
 
 function DiffView({ rows }: { rows: readonly DiffRow[] }) {
@@ -237,12 +227,6 @@ function EditCard({ name, toolCallId, status, args, result }: RenderProps<EditAr
     </Card>
   );
 }
-
-const ExecParams = z.object({ command: z.string(), timeout: z.number().optional() });
-const RunParams = z.object({ language: z.string(), code: z.string() });
-const ReadParams = z.object({ path: z.string(), offset: z.number().optional(), limit: z.number().optional() });
-const WriteParams = z.object({ path: z.string(), content: z.string() });
-const EditParams = z.object({ path: z.string(), old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() });
 
 type Rendered = { name: string; toolCallId: string; status: RenderStatus; parameters: unknown; result?: string };
 const props = <A,>(p: Rendered): RenderProps<A> => ({

@@ -3,8 +3,7 @@
  * The user can tick, add and remove tasks; CopilotKit sends the whole state with the next run,
  * so the agent sees the edits then. Editing is off while a run is going.
  */
-import { useAgent } from "@copilotkit/react-core/v2";
-import { useThreadChrome } from "../chrome-context.ts";
+import { useThreadAgent } from "../thread-agent.ts";
 import { AddForm, RemoveButton } from "./ListEditing.tsx";
 
 interface Task {
@@ -50,8 +49,7 @@ interface Plan {
 
 /** `live`: a run is going, so a step marked running really is; otherwise it was left unfinished. */
 export function StatePanel({ editable, live }: { editable: boolean; live: boolean }) {
-  const { agentId } = useThreadChrome();
-  const { agent } = useAgent({ agentId });
+  const agent = useThreadAgent();
   const state = (agent.state ?? {}) as SharedState;
   return (
     <section className="panel" data-testid="state-panel">

@@ -1,10 +1,8 @@
 /** The agent's shared state as JSON, live: what the page's drawing of it is made from. */
-import { useAgent } from "@copilotkit/react-core/v2";
-import { useThreadChrome } from "../chrome-context.ts";
+import { useThreadAgent } from "../thread-agent.ts";
 
 export function RawState({ open = false }: { open?: boolean }) {
-  const { agentId } = useThreadChrome();
-  const { agent } = useAgent({ agentId });
+  const agent = useThreadAgent();
   return (
     <details className="raw-state" open={open}>
       <summary>Shared state (JSON)</summary>

@@ -1,6 +1,5 @@
 /** Agentic chat: plain chat, plus the page's change_background tool, run here in the browser. */
-import { useAgent } from "@copilotkit/react-core/v2";
-import { useThreadChrome } from "../chrome-context.ts";
+import { useThreadAgent } from "../thread-agent.ts";
 import { backgroundFrom, useChangeBackgroundTool } from "../components/FrontendTools.tsx";
 import type { DemoFeature } from "./feature.ts";
 
@@ -10,8 +9,7 @@ function Tools() {
 }
 
 function Panel() {
-  const { agentId } = useThreadChrome();
-  const { agent } = useAgent({ agentId });
+  const agent = useThreadAgent();
   const background = backgroundFrom(agent.messages as never[]);
   return (
     <section className="panel" data-testid="background-panel">

@@ -2,9 +2,9 @@
  * Agentic generative UI: the plan's steps live in the shared state (state.steps), patched by the
  * tool step by step; the card in the chat and the panel are drawn from the state alone.
  */
-import { useAgent, useRenderTool } from "@copilotkit/react-core/v2";
+import { useRenderTool } from "@copilotkit/react-core/v2";
 import { z } from "zod";
-import { useThreadChrome } from "../chrome-context.ts";
+import { useThreadAgent } from "../thread-agent.ts";
 import type { DemoFeature } from "./feature.ts";
 import { RawState } from "./RawState.tsx";
 
@@ -14,8 +14,7 @@ const StepsState = z.object({
 });
 
 function PlanSteps() {
-  const { agentId } = useThreadChrome();
-  const { agent } = useAgent({ agentId });
+  const agent = useThreadAgent();
   const parsed = StepsState.safeParse(agent.state ?? {});
   const steps = parsed.success ? (parsed.data.steps ?? []) : [];
   const done = steps.filter((s) => s.status === "completed").length;

@@ -4,9 +4,9 @@
  * (INTERRUPT_TOOL_NAME), so each question arrives as that tool call and `respond(answer)` sends
  * the answer; the server runs the approved step exactly once, also after a reload or a restart.
  */
-import { useAgent, useHumanInTheLoop } from "@copilotkit/react-core/v2";
+import { useHumanInTheLoop } from "@copilotkit/react-core/v2";
 import { INTERRUPT_TOOL, INTERRUPT_TOOL_NAME, InterruptToolArgsSchema, type InterruptToolArgs } from "../../../protocol/interrupts.ts";
-import { useThreadChrome } from "../chrome-context.ts";
+import { useThreadAgent } from "../thread-agent.ts";
 import { parseJson } from "../components/ToolCards.tsx";
 import type { DemoFeature } from "./feature.ts";
 import { toolCallsOf } from "./tool-calls.ts";
@@ -77,8 +77,7 @@ function Tools() {
 }
 
 function Panel() {
-  const { agentId } = useThreadChrome();
-  const { agent } = useAgent({ agentId });
+  const agent = useThreadAgent();
   const calls = toolCallsOf<InterruptToolArgs>(agent.messages, INTERRUPT_TOOL_NAME);
   return (
     <section className="panel" data-testid="interrupts">

@@ -2,8 +2,7 @@
  * Backend tool rendering: get_weather runs on the server; the chat draws its call and result as
  * the weather card (useRenderTool in components/ToolCards.tsx, registered for every page).
  */
-import { useAgent } from "@copilotkit/react-core/v2";
-import { useThreadChrome } from "../chrome-context.ts";
+import { useThreadAgent } from "../thread-agent.ts";
 import type { DemoFeature } from "./feature.ts";
 import { toolCallsOf } from "./tool-calls.ts";
 
@@ -14,8 +13,7 @@ interface Weather {
 }
 
 function Panel() {
-  const { agentId } = useThreadChrome();
-  const { agent } = useAgent({ agentId });
+  const agent = useThreadAgent();
   const calls = toolCallsOf<{ location: string }>(agent.messages, "get_weather");
   return (
     <section className="panel" data-testid="weather-log">

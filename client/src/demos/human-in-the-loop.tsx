@@ -7,8 +7,7 @@
  * and render the server's approval request with the same ApprovalCard; the Decisions panel
  * reads the calls from the conversation either way (set DECIDED_TOOL to the backend tool's name).
  */
-import { useAgent } from "@copilotkit/react-core/v2";
-import { useThreadChrome } from "../chrome-context.ts";
+import { useThreadAgent } from "../thread-agent.ts";
 import { useConfirmActionTool } from "../components/FrontendTools.tsx";
 import type { DemoFeature } from "./feature.ts";
 import { toolCallsOf } from "./tool-calls.ts";
@@ -21,8 +20,7 @@ function Tools() {
 }
 
 function Panel() {
-  const { agentId } = useThreadChrome();
-  const { agent } = useAgent({ agentId });
+  const agent = useThreadAgent();
   const calls = toolCallsOf<{ action: string }>(agent.messages, DECIDED_TOOL);
   return (
     <section className="panel" data-testid="decisions">

@@ -4,14 +4,13 @@
  * engine's predictState option is declared on the agent, state.document itself follows the
  * streaming argument; this page needs no change for that.
  */
-import { useAgent, useAgentContext, useRenderTool } from "@copilotkit/react-core/v2";
+import { useAgentContext, useRenderTool } from "@copilotkit/react-core/v2";
 import { z } from "zod";
-import { useThreadChrome } from "../chrome-context.ts";
+import { useThreadAgent } from "../thread-agent.ts";
 import type { DemoFeature } from "./feature.ts";
 
 function useDocument(): string {
-  const { agentId } = useThreadChrome();
-  const { agent } = useAgent({ agentId });
+  const agent = useThreadAgent();
   const doc = (agent.state as { document?: unknown } | undefined)?.document;
   return typeof doc === "string" ? doc : "";
 }

@@ -4,9 +4,10 @@
  * arrive as STATE_DELTA and show here at once. Editing is off while a run is going, so an edit
  * never races the agent's.
  */
-import { useAgent, useAgentContext } from "@copilotkit/react-core/v2";
+import { useAgentContext } from "@copilotkit/react-core/v2";
 import { z } from "zod";
 import { useThreadChrome } from "../chrome-context.ts";
+import { useThreadAgent } from "../thread-agent.ts";
 import { AddForm, RemoveButton } from "../components/ListEditing.tsx";
 import type { DemoFeature } from "./feature.ts";
 import { RawState } from "./RawState.tsx";
@@ -25,8 +26,7 @@ type Recipe = z.infer<typeof Recipe>;
 const EMPTY: Recipe = { title: "", skill_level: "Beginner", cooking_time: "", ingredients: [], instructions: [] };
 
 function useRecipe(): [Recipe, (next: Recipe) => void] {
-  const { agentId } = useThreadChrome();
-  const { agent } = useAgent({ agentId });
+  const agent = useThreadAgent();
   const state = (agent.state ?? {}) as Record<string, unknown>;
   const parsed = Recipe.safeParse(state.recipe);
   return [parsed.success ? parsed.data : EMPTY, (recipe) => agent.setState({ ...state, recipe })];

@@ -3,9 +3,9 @@
  * the call's arguments are drawn as a card, while they stream and after. The handler only
  * acknowledges: the haiku is already on screen.
  */
-import { useAgent, useFrontendTool } from "@copilotkit/react-core/v2";
+import { useFrontendTool } from "@copilotkit/react-core/v2";
 import { z } from "zod";
-import { useThreadChrome } from "../chrome-context.ts";
+import { useThreadAgent } from "../thread-agent.ts";
 import type { DemoFeature } from "./feature.ts";
 import { toolCallsOf } from "./tool-calls.ts";
 
@@ -47,8 +47,7 @@ function Tools() {
 }
 
 function Panel() {
-  const { agentId } = useThreadChrome();
-  const { agent } = useAgent({ agentId });
+  const agent = useThreadAgent();
   const latest = toolCallsOf<Haiku>(agent.messages, "generate_haiku").at(-1);
   return (
     <section className="panel" data-testid="haiku-panel">

@@ -1,5 +1,6 @@
 /** The calls of one tool in a conversation, with their results once they have one. */
 import { z } from "zod";
+import { parseJson } from "../components/ToolCards.tsx";
 
 const MessageSchema = z.looseObject({
   role: z.string(),
@@ -15,14 +16,6 @@ export interface ToolCallOf<A> {
   result?: unknown;
 }
 
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 export function toolCallsOf<A>(messages: readonly unknown[], name: string): ToolCallOf<A>[] {
   const parsed = messages.flatMap((m) => {
     const r = MessageSchema.safeParse(m);
@@ -33,12 +26,12 @@ export function toolCallsOf<A>(messages: readonly unknown[], name: string): Tool
     (m.toolCalls ?? [])
       .filter((c) => c.function.name === name)
       .map((c) => {
-        const args = parse(c.function.arguments);
+        const args = parseJson(c.function.arguments);
         const result = results.get(c.id);
         return {
           id: c.id,
           args: (typeof args === "object" && args !== null ? args : {}) as Partial<A>,
-          ...(result !== undefined && { result: typeof result === "string" ? parse(result) : result }),
+          ...(result !== undefined && { result: typeof result === "string" ? parseJson(result) : result }),
         };
       }),
   );

@@ -8,7 +8,7 @@
 import type { ChatCompletionRequest, Fixture } from "@copilotkit/aimock";
 import { answeredCalls, endsWithUser, offers, parseObject, toolCall, type AnsweredCall } from "../request.ts";
 
-export const CODING_TOOLS = ["write", "bash", "edit"] as const;
+const CODING_TOOLS = ["write", "bash", "edit"] as const;
 
 export const HELLO_PATH = "hello.py";
 
