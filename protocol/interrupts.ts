@@ -21,6 +21,7 @@
 import type { Interrupt } from "@ag-ui/core";
 import { z } from "zod";
 import type { EventOf } from "./events.ts";
+import { wireJsonSchema } from "./json-schema.ts";
 
 /** The name of the tool call that carries an interrupt to a human-in-the-loop hook. */
 export const INTERRUPT_TOOL_NAME = "threadline_interrupt";
@@ -52,11 +53,7 @@ export const ApprovalAnswerSchema = z.object({
 export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
 
 /** Sent as the approval interrupt's `responseSchema`, so a generic client can render the form. */
-export const APPROVAL_RESPONSE_JSON_SCHEMA: Record<string, unknown> = (() => {
-  const schema = z.toJSONSchema(ApprovalAnswerSchema, { target: "draft-7" }) as Record<string, unknown>;
-  delete schema.$schema;
-  return schema;
-})();
+export const APPROVAL_RESPONSE_JSON_SCHEMA: Record<string, unknown> = wireJsonSchema(ApprovalAnswerSchema);
 
 /** The arguments of the INTERRUPT_TOOL_NAME tool call (form 2): everything form 1 carries. */
 export const InterruptToolArgsSchema = z.object({
@@ -77,11 +74,7 @@ export const INTERRUPT_TOOL = {
   description:
     "Shows the user a request from a backend step (an approval or a question) and returns the answer. " +
     "Rendered by the client; never called by the model.",
-  parameters: (() => {
-    const schema = z.toJSONSchema(InterruptToolArgsSchema, { target: "draft-7" }) as Record<string, unknown>;
-    delete schema.$schema;
-    return schema;
-  })(),
+  parameters: wireJsonSchema(InterruptToolArgsSchema),
 };
 
 /** Form 1: the AG-UI Interrupt. Optional fields are omitted, never null (both clients). */

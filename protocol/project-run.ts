@@ -3,9 +3,10 @@
  * (with an interrupt outcome, or the interrupt as a tool call), RUN_ERROR, and the usage both
  * terminal frames carry. Pure functions of what the Projector folded; no state of their own.
  */
-import { EventType, type AGUIEvent, type Context, type Message, type RunAgentInput, type Tool } from "@ag-ui/core";
+import { EventType, type AGUIEvent, type Context, type RunAgentInput, type Tool } from "@ag-ui/core";
 import { sumUsage, wireMessage } from "./frames.ts";
 import { INTERRUPT_TOOL_NAME, interruptToolArgs, wireInterrupt, type InterruptRequest } from "./interrupts.ts";
+import type { MessageList } from "./message-list.ts";
 import type { RunScope } from "./project-scope.ts";
 
 /** A run's input as accepted, collected until its RUN_STARTED echoes it. */
@@ -14,9 +15,8 @@ export interface RunInput {
   tools: Tool[];
   context: Context[];
   forwardedProps?: unknown;
-  messages: Message[];
-  /** message id -> index in `messages`: an input of thousands of messages upserts in O(1) each */
-  index: Map<string, number>;
+  /** Upserted by id: an input of thousands of messages costs O(1) per message. */
+  messages: MessageList;
 }
 
 export function runStartedEvent(threadId: string, runId: string, input: RunInput | undefined, state: unknown): AGUIEvent {
@@ -25,7 +25,7 @@ export function runStartedEvent(threadId: string, runId: string, input: RunInput
     threadId,
     runId,
     ...(parentRunId !== undefined && { parentRunId }),
-    messages: (input?.messages ?? []).map(wireMessage),
+    messages: (input?.messages.items ?? []).map(wireMessage),
     tools: input?.tools ?? [],
     context: input?.context ?? [],
     ...(state !== undefined && { state }),

@@ -43,7 +43,7 @@
 import { EventType, type AGUIEvent, type Message } from "@ag-ui/core";
 import { runIdOf, type EventOf, type StoredEvent } from "./events.ts";
 import { compareFrameIds, framesAt, parseFrameId, wireMessage, type Frame } from "./frames.ts";
-import { keptBy } from "./branches.ts";
+import { MessageList } from "./message-list.ts";
 import { newShown, projectAgentMessage } from "./project-messages.ts";
 import { interruptToolCall, runErrorEvent, runFinishedEvent, runStartedEvent, type RunInput } from "./project-run.ts";
 import { RunScope } from "./project-scope.ts";
@@ -82,8 +82,7 @@ export class Projector {
   /** Runs admitted with a branch.forked, until they start. */
   private readonly forkedRuns = new Set<string>();
   /** The durable conversation (every message.appended, upserted by id), for a recovery resync. */
-  private readonly conversation: Message[] = [];
-  private readonly conversationIndex = new Map<string, number>();
+  private readonly conversation = new MessageList();
   /** Ids already sent to clients in this thread: what message.appended must not send twice. */
   private readonly shown = newShown();
 
@@ -104,7 +103,7 @@ export class Projector {
     p.lastSeq = seed.seq;
     p.state = seed.state;
     for (const m of seed.messages) {
-      p.remember(m);
+      p.conversation.upsert(m);
       if (m.role === "assistant") {
         p.shown.text.add(m.id);
         for (const call of m.toolCalls ?? []) p.shown.toolCalls.add(call.id);
@@ -229,9 +228,8 @@ export class Projector {
   private onAccepted(data: EventOf<"run.accepted">["data"]): void {
     const { runId, parentRunId, tools, context, forwardedProps } = data;
     const known = this.inputs.get(runId);
-    const messages = known?.messages ?? [];
-    const index = known?.index ?? new Map<string, number>();
-    this.inputs.set(runId, { tools, context, messages, index, ...(parentRunId !== undefined && { parentRunId }), forwardedProps });
+    const messages = known?.messages ?? new MessageList();
+    this.inputs.set(runId, { tools, context, messages, ...(parentRunId !== undefined && { parentRunId }), forwardedProps });
     this.lastAccepted = runId;
   }
 
@@ -249,10 +247,7 @@ export class Projector {
   private onForked(data: EventOf<"branch.forked">["data"]): void {
     // Clients that did not send this run (another tab, a follower) hold the branch left
     // behind: the run opens with a MESSAGES_SNAPSHOT of the new one (enter()).
-    const kept = keptBy(this.conversation, data.keepThrough);
-    this.conversation.length = 0;
-    this.conversationIndex.clear();
-    for (const m of kept) this.remember(m);
+    this.conversation.keep(data.keepThrough);
     this.forkedRuns.add(data.runId);
   }
 
@@ -289,7 +284,7 @@ export class Projector {
     if (wantsInterruptTool(this.inputs.get(runId)?.tools)) this.interruptToolRuns.add(runId);
     this.inputs.delete(runId); // echoed once; a run is entered once
     this.snapshot(scope, out);
-    if (this.forkedRuns.delete(runId)) out.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.map(wireMessage) });
+    if (this.forkedRuns.delete(runId)) out.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.items.map(wireMessage) });
     return scope;
   }
 
@@ -315,7 +310,7 @@ export class Projector {
     const before = out.length;
     s.closeAll(out);
     const closedPartial = out.slice(before).some((ev) => ev.type !== EventType.STEP_FINISHED);
-    if (closedPartial) out.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.map(wireMessage) });
+    if (closedPartial) out.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.items.map(wireMessage) });
   }
 
   private snapshot(s: RunScope, out: AGUIEvent[]): void {
@@ -323,39 +318,20 @@ export class Projector {
     s.snapshotSent = true;
   }
 
-  private remember(m: Message): void {
-    upsert(this.conversation, this.conversationIndex, m);
-  }
-
   private onMessage(data: MessageData, runId: string | undefined, s: RunScope | undefined, out: AGUIEvent[]): void {
     const m = data.message as Message;
-    this.remember(m);
+    this.conversation.upsert(m);
     // Input reaches clients only in its run's RUN_STARTED.input: the client that sent it has it,
     // any other gets it there. Input appended after the run started is not sent at all.
     if (data.source === "input") {
       const target = runId ?? this.lastAccepted;
       if (target === undefined || this.started.has(target)) return;
-      const input = this.inputs.get(target) ?? { tools: [], context: [], messages: [], index: new Map<string, number>() };
+      const input = this.inputs.get(target) ?? { tools: [], context: [], messages: new MessageList() };
       this.inputs.set(target, input);
-      upsert(input.messages, input.index, m);
+      input.messages.upsert(m);
       return;
     }
     if (s) projectAgentMessage(m, s, this.shown, out);
-  }
-}
-
-/**
- * Adds `m` to `list`, or replaces the message with its id in place. Rejected: findIndex over the
- * list, which made a run whose input holds n messages cost n² (a 3.5 MB POST, seconds of CPU on
- * every replay of its thread).
- */
-function upsert(list: Message[], index: Map<string, number>, m: Message): void {
-  const i = index.get(m.id);
-  if (i === undefined) {
-    index.set(m.id, list.length);
-    list.push(m);
-  } else {
-    list[i] = m;
   }
 }
 

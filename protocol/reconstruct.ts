@@ -11,11 +11,11 @@
  * "Running" forever after a reload.
  */
 import { EventType, type ContentPart, type Message, type TokenUsage } from "@ag-ui/core";
-import { keptBy } from "./branches.ts";
 import type { BranchInfo, Checkpoint, FoldState } from "./checkpoint.ts";
 import { isStreamEvent, type StoredEvent } from "./events.ts";
 import { wantsInterruptTool, withPendingInterrupts, type InterruptRecord, type InterruptRequest } from "./interrupts.ts";
 import { sumUsage, wireMessage, type Frame } from "./frames.ts";
+import { MessageList } from "./message-list.ts";
 import { applyStatePatch } from "./state.ts";
 import { endsRun, isActive, statusAfter, type ThreadStatus } from "./lifecycle.ts";
 
@@ -64,8 +64,7 @@ export interface ReconstructOptions {
  * through an id index, never found by scanning the conversation.
  */
 export class Reconstructor {
-  readonly #messages: Message[] = [];
-  readonly #index = new Map<string, number>();
+  readonly #messages = new MessageList();
   readonly #usage: TokenUsage[] = [];
   readonly #taskToolCall = new Map<string, string>();
   readonly #failedCalls = new Set<string>();
@@ -91,10 +90,7 @@ export class Reconstructor {
   static from(checkpoint: Checkpoint): Reconstructor {
     const r = new Reconstructor();
     const f = checkpoint.fold;
-    f.messages.forEach((m, i) => {
-      r.#messages.push(m as Message);
-      r.#index.set(m.id, i);
-    });
+    for (const m of f.messages) r.#messages.upsert(m as Message);
     r.#usage.push(...f.usage);
     for (const [task, call] of f.taskToolCalls) r.#taskToolCall.set(task, call);
     for (const call of f.failedCalls) r.#failedCalls.add(call);
@@ -116,7 +112,7 @@ export class Reconstructor {
     return {
       ...(this.#threadId !== undefined && { threadId: this.#threadId }),
       status: this.#status,
-      messages: [...this.#messages],
+      messages: [...this.#messages.items],
       state: this.#state,
       usage: [...this.#usage],
       taskToolCalls: [...this.#taskToolCall],
@@ -142,7 +138,8 @@ export class Reconstructor {
         this.#interruptToolRun = wantsInterruptTool(e.data.tools) ? e.data.runId : undefined;
         break;
       case "message.appended":
-        this.#appendMessage(e.data.message as Message);
+        // A message appended again under its id replaces itself, where it stood.
+        this.#messages.upsert(e.data.message as Message);
         break;
       case "state.set":
         this.#state = e.data.state;
@@ -184,15 +181,6 @@ export class Reconstructor {
     }
   }
 
-  /** A message appended again under its id replaces itself, where it stood. */
-  #appendMessage(m: Message): void {
-    const at = this.#index.get(m.id);
-    if (at === undefined) {
-      this.#index.set(m.id, this.#messages.length);
-      this.#messages.push(m);
-    } else this.#messages[at] = m;
-  }
-
   #interrupt(e: Extract<StoredEvent, { type: "interrupt.requested" | "interrupt.resolved" }>): void {
     if (e.type === "interrupt.requested") {
       // Asked again (a recovered run re-executing its tool) keeps the first request and any answer.
@@ -208,13 +196,7 @@ export class Reconstructor {
 
   /** The branch left behind is the log up to here; the conversation goes on from what it keeps. */
   #fork(e: Extract<StoredEvent, { type: "branch.forked" }>): void {
-    const kept = keptBy(this.#messages, e.data.keepThrough);
-    this.#messages.length = 0;
-    this.#index.clear();
-    kept.forEach((m, i) => {
-      this.#messages.push(m);
-      this.#index.set(m.id, i);
-    });
+    this.#messages.keep(e.data.keepThrough);
     this.#branches.push({ ...e.data, seq: e.seq, at: e.at });
     this.#branch = e.data.branchId;
   }
@@ -227,7 +209,7 @@ export class Reconstructor {
   /** The snapshot of what was pushed so far; the fold may go on afterwards. */
   snapshot(opts: { status?: ThreadStatus } = {}): ThreadSnapshot {
     const status = opts.status !== undefined ? opts.status : this.#status;
-    const messages = [...this.#messages];
+    const messages = [...this.#messages.items];
     return {
       ...(this.#threadId !== undefined && { threadId: this.#threadId }),
       status,

@@ -12,6 +12,7 @@
 import type { Operation } from "fast-json-patch";
 import { z } from "zod";
 import type { EventOf } from "../../protocol/events.ts";
+import { wireJsonSchema } from "../../protocol/json-schema.ts";
 import type { Model } from "../models/model.ts";
 import {
   PredictStateSchema,
@@ -312,9 +313,7 @@ export function toolJsonSchema(tool: ToolDefinition): Record<string, unknown> {
     const { $schema: _, ...given } = tool.jsonSchema;
     return given;
   }
-  const schema = z.toJSONSchema(tool.inputSchema, { target: "draft-7" }) as Record<string, unknown>;
-  delete schema.$schema;
-  return schema;
+  return wireJsonSchema(tool.inputSchema);
 }
 
 export class AgentRegistry {

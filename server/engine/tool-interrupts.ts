@@ -72,8 +72,13 @@ export async function checkApproval(
     payload: args,
     responseSchema: APPROVAL_RESPONSE_JSON_SCHEMA,
   });
-  await ctx.writer.commit({ type: "task.completed", data: { runId: ctx.runId, taskId, output: { waitingFor: [interruptId] } } });
-  throw new InterruptRaised("approval", [interruptId]);
+  return endWaiting(ctx, taskId, new InterruptRaised("approval", [interruptId]));
+}
+
+/** The tool's task ends here, waiting for the interrupts `raised` names; the run then suspends. */
+export async function endWaiting(ctx: RunContext, taskId: string, raised: InterruptRaised): Promise<never> {
+  await ctx.writer.commit({ type: "task.completed", data: { runId: ctx.runId, taskId, output: { waitingFor: raised.interruptIds } } });
+  throw raised;
 }
 
 /** ctx.interrupt(): the recorded answer, or the request recorded and the run left waiting. */

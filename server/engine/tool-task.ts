@@ -11,7 +11,7 @@ import fjp, { type Operation } from "fast-json-patch";
 import type { ToolContext, ToolDefinition } from "../agents/define.ts";
 import { RunAborted } from "./errors.ts";
 import { toolResultContent } from "./tool-content.ts";
-import { askInterrupt, checkApproval, type InterruptTrace } from "./tool-interrupts.ts";
+import { askInterrupt, checkApproval, endWaiting, type InterruptTrace } from "./tool-interrupts.ts";
 import type { EventOf } from "../../protocol/events.ts";
 import type { RunContext } from "./run-context.ts";
 
@@ -181,10 +181,7 @@ async function executeTool(ctx: RunContext, call: ToolCall, tool: ToolDefinition
   } catch (err) {
     const reason = ctx.abortReason();
     if (reason) throw new RunAborted(reason);
-    if (trace.raised) {
-      await ctx.writer.commit({ type: "task.completed", data: { runId, taskId, output: { waitingFor: trace.raised.interruptIds } } });
-      throw trace.raised;
-    }
+    if (trace.raised) return endWaiting(ctx, taskId, trace.raised);
     const message = err instanceof Error ? err.message : String(err);
     ctx.logger.warn({ err, tool: tool.name, runId }, "tool failed; its error goes back to the model");
     return recordResult(ctx, call, taskId, { ok: false, code: "TOOL_ERROR", message: `${tool.name} failed: ${message}` });

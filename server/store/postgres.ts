@@ -11,9 +11,9 @@
 import pg from "pg";
 import type { Db, QueryResult, Row, Statement, Tx } from "./db.ts";
 import { CommitOutcomeUnknownError, coerceError } from "./errors.ts";
-import { createPgListener } from "./listener.ts";
+import { createPgListener, type PgListenerOptions } from "./listener.ts";
 import { isQueryTimeout, sqlStateOf } from "./retry.ts";
-import { schemaNames } from "./schema.ts";
+import { schemaNames, type SchemaNames } from "./schema.ts";
 import { createEventStore, type CommonStoreOptions } from "./store.ts";
 import type { EventStore } from "./types.ts";
 
@@ -128,18 +128,30 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   pool.on("error", (err) => onError(err));
   leasePool.on("error", (err) => onError(err));
   writerPool.on("error", (err) => onError(err));
-  const db = poolDb(pool, writerPool);
+  return postgresStore(opts, schema, onError, {
+    db: poolDb(pool, writerPool),
+    leaseDb: poolDb(leasePool),
+    listenClient: connectionConfig(opts.connectionString, `${appName}:listen:${schema.name}`, timeouts, timeouts.lockMs),
+  });
+}
 
+/** The store on its connections: what both ways of opening a Postgres store end with. */
+function postgresStore(
+  opts: PostgresStoreOptions,
+  schema: SchemaNames,
+  onError: (err: Error) => void,
+  conn: { db: Db; leaseDb?: Db; listenClient: PgListenerOptions["client"] },
+): EventStore {
   return createEventStore({
     kind: "postgres",
-    db: opts.instrument ? opts.instrument(db) : db,
-    leaseDb: poolDb(leasePool),
+    db: opts.instrument ? opts.instrument(conn.db) : conn.db,
+    ...(conn.leaseDb && { leaseDb: conn.leaseDb }),
     schema,
     writer: opts.writer,
     retry: opts.retry,
     listener: (handlers) =>
       createPgListener({
-        client: connectionConfig(opts.connectionString, `${appName}:listen:${schema.name}`, timeouts, timeouts.lockMs),
+        client: conn.listenClient,
         channel: schema.channel,
         onPayload: handlers.onPayload,
         onReconnect: handlers.onReconnect,
@@ -176,24 +188,13 @@ function createStoreOnPool(opts: PostgresStoreOptions & { pool: pg.Pool }): Even
       pool.off("error", onPoolError); // the pool is the application's: left open
     },
   };
-  return createEventStore({
-    kind: "postgres",
-    db: opts.instrument ? opts.instrument(db) : db,
-    schema,
-    writer: opts.writer,
-    retry: opts.retry,
-    listener: (handlers) =>
-      createPgListener({
-        async client() {
-          const client = await pool.connect();
-          // Destroyed, not returned: a session that LISTENs must not serve the pool's next query.
-          return { client, dispose: async () => client.release(true) };
-        },
-        channel: schema.channel,
-        onPayload: handlers.onPayload,
-        onReconnect: handlers.onReconnect,
-        onError,
-      }),
+  return postgresStore(opts, schema, onError, {
+    db,
+    async listenClient() {
+      const client = await pool.connect();
+      // Destroyed, not returned: a session that LISTENs must not serve the pool's next query.
+      return { client, dispose: async () => client.release(true) };
+    },
   });
 }
 
