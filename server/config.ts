@@ -108,10 +108,15 @@ export const ConfigSchema = z.object({
     .enum(["true", "false", ""])
     .optional()
     .transform((v) => v === "true"),
-  /** Sandbox limits per command: memory (RLIMIT_DATA, MB), processes of the sandbox user, largest file written (MB). */
+  /**
+   * Sandbox limits per command: memory (MB) and processes of its whole process tree (a cgroup
+   * per command; RLIMIT_DATA and RLIMIT_NPROC per process where none can be made), largest file
+   * written (MB), CPU cores at once.
+   */
   SANDBOX_MEMORY_MB: positiveIntWithDefault(512),
   SANDBOX_MAX_PROCESSES: positiveIntWithDefault(64),
   SANDBOX_MAX_FILE_MB: positiveIntWithDefault(256),
+  SANDBOX_CPUS: positiveIntWithDefault(1),
   /** uid (and gid) commands run as when the server runs as root. */
   SANDBOX_UID: positiveIntWithDefault(65534),
   /** Comma-separated host paths mounted read-only in the sandbox besides /usr and /etc (e.g. a toolchain under /opt). */

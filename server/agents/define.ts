@@ -29,6 +29,8 @@ export type { PredictStateRule, StateInContext, StateInContextOption } from "./s
 /** What a running tool may do besides returning its result. */
 export interface ToolContext {
   threadId: string;
+  /** The tenant that owns the thread (API_KEYS): whose part of the workspace root the run uses. */
+  tenantId: string;
   runId: string;
   toolCallId: string;
   /** Aborted when the run is cancelled, interrupted, or its instance loses the lease. */

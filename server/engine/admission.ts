@@ -173,6 +173,7 @@ async function begin(
   for (const e of stored) fold.push(e);
   core.executor.execute({
     threadId,
+    tenantId,
     runId,
     agent,
     frontendTools: input.tools ?? [],

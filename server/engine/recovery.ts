@@ -47,7 +47,7 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
       log.info("failed a run whose instance stopped heartbeating (agent onRecovery: fail)");
       return;
     }
-    await resumeRun(core, threadId, agent, accepted, startedRuns.has(runId), fold, log);
+    await resumeRun(core, row, agent, accepted, startedRuns.has(runId), fold, log);
   } catch (err) {
     log.error({ err }, "recovery failed; the lease will expire and another sweep will retry");
   }
@@ -81,7 +81,7 @@ async function failRun(core: EngineCore, threadId: string, runId: string, error:
  */
 async function resumeRun(
   core: EngineCore,
-  threadId: string,
+  { threadId, tenantId }: ThreadRow,
   agent: AgentDefinition,
   accepted: EventOf<"run.accepted">,
   started: boolean,
@@ -98,6 +98,7 @@ async function resumeRun(
   for (const e of stored) fold.push(e);
   core.executor.execute({
     threadId,
+    tenantId,
     runId,
     agent,
     frontendTools: accepted.data.tools,

@@ -14,6 +14,8 @@ export interface IdSource {
 
 export interface RunContext {
   threadId: string;
+  /** The tenant that owns the thread. */
+  tenantId: string;
   runId: string;
   agent: AgentDefinition;
   /** Tools the client executes (RunAgentInput.tools): calls to them end the run, WAITING. */

@@ -16,7 +16,7 @@ import { runLoop, type RunOutcome } from "./run-loop.ts";
 import { RunWriter } from "./run-writer.ts";
 
 /** What a run starts from: the parts of its RunContext read from the log or the request. */
-export type ExecuteParams = Pick<RunContext, "threadId" | "runId" | "agent" | "frontendTools" | "context" | "forwardedProps" | "messages" | "state"> & {
+export type ExecuteParams = Pick<RunContext, "threadId" | "tenantId" | "runId" | "agent" | "frontendTools" | "context" | "forwardedProps" | "messages" | "state"> & {
   /** The log position up to which this executor already knows the thread. */
   afterSeq: number;
   /**
@@ -171,6 +171,7 @@ export class RunExecutor {
     });
     const ctx: RunContext = {
       threadId: p.threadId,
+      tenantId: p.tenantId,
       runId: p.runId,
       agent: p.agent,
       // The interrupt tool is how a client renders interrupts, not a tool for the model.

@@ -67,6 +67,7 @@ function toolContext(ctx: RunContext, call: ToolCall, trace: InterruptTrace): To
   };
   return {
     threadId: ctx.threadId,
+    tenantId: ctx.tenantId,
     runId,
     toolCallId: call.id,
     signal: ctx.signal,

@@ -3,14 +3,14 @@
  * record an `artifact.written` event and are idempotent when the engine runs them again after a
  * crash: nothing is written when the file already holds the result.
  */
-import { constants } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../agents/define.ts";
 import { unifiedDiff } from "./diff.ts";
 import type { WorkspaceHost } from "./host.ts";
 import { READ_DEFAULT_LINES, READ_IMAGE_MAX_BYTES, READ_MAX_BYTES, READ_MAX_LINE_CHARS, WRITE_MAX_BYTES } from "./limits.ts";
-import { openNoFollow } from "./paths.ts";
-import { cutDiff, fail, makeParents, readText, resolve, workspaceOf, writeAtomic } from "./tool-support.ts";
+import { locateForWrite } from "./paths.ts";
+import { cutDiff, fail, open, readText, refusedAsResult, withWorkspace, writeAt } from "./tool-support.ts";
 import { fileTypeOf } from "./workspaces.ts";
 
 const IMAGE_TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp" };
@@ -25,20 +25,23 @@ export function readTool(host: () => WorkspaceHost): ToolDefinition {
       offset: z.number().int().min(1).optional().describe("first line to read, 1-based"),
       limit: z.number().int().min(1).optional().describe(`number of lines (default ${READ_DEFAULT_LINES})`),
     }),
-    async execute({ path: p, offset = 1, limit = READ_DEFAULT_LINES }, ctx) {
-      const dir = await workspaceOf(host(), ctx);
-      const r = await resolve(dir, p, { kind: "file" });
-      const mime = IMAGE_TYPES[fileTypeOf(r.rel)];
-      if (mime) return readImage(r.abs, r.rel, r.stat!.size, mime);
-      return lineWindow(r.rel, await readText(r.abs, r.stat!.size), offset, limit);
-    },
+    execute: ({ path: p, offset = 1, limit = READ_DEFAULT_LINES }, ctx) =>
+      withWorkspace(host(), ctx, async (dir) => {
+        const f = await open(dir, p, "file");
+        try {
+          const mime = IMAGE_TYPES[fileTypeOf(f.rel)];
+          if (mime) return await readImage(f.handle, f.rel, f.stat.size, mime);
+          return lineWindow(f.rel, await readText(f.handle, f.stat.size), offset, limit);
+        } finally {
+          await f.handle.close();
+        }
+      }),
   });
 }
 
-async function readImage(abs: string, rel: string, size: number, mimeType: string) {
+async function readImage(file: FileHandle, rel: string, size: number, mimeType: string) {
   if (size > READ_IMAGE_MAX_BYTES) fail(`The image is ${size} bytes; read returns images up to ${READ_IMAGE_MAX_BYTES} bytes.`);
-  const fh = await openNoFollow(abs, constants.O_RDONLY);
-  const data = await fh.readFile().finally(() => fh.close());
+  const data = await file.readFile();
   return { content: [{ type: "text" as const, text: `${rel} (${data.length} bytes)` }, { type: "image" as const, data: data.toString("base64"), mimeType }] };
 }
 
@@ -88,30 +91,30 @@ export function writeTool(host: () => WorkspaceHost): ToolDefinition {
     name: "write",
     description: "Create or overwrite a file of the workspace with `content` (parent directories are created).",
     inputSchema: z.object({ path: z.string(), content: z.string() }),
-    async execute({ path: p, content }, ctx) {
-      const h = host();
-      const dir = await workspaceOf(h, ctx);
-      const size = Buffer.byteLength(content);
-      if (size > WRITE_MAX_BYTES) fail(`The content is ${size} bytes; write accepts up to ${WRITE_MAX_BYTES}.`);
-      const r = await resolve(dir, p, { kind: "file", mayBeMissing: true });
-      let action: "created" | "updated" = "created";
-      let unchanged = false;
-      if (r.stat) {
-        action = "updated";
-        // Run again after a crash (or asked twice): the file already holds it; nothing to write.
-        const fh = await openNoFollow(r.abs, constants.O_RDONLY);
-        let now: string | undefined;
-        if (r.stat.size === size) now = await fh.readFile("utf8").finally(() => fh.close());
-        else await fh.close();
-        unchanged = now === content;
-      }
-      if (!unchanged) {
-        await makeParents(h, dir, r.abs);
-        await writeAtomic(h, r.abs, content, r.stat ? r.stat.mode & 0o7777 : undefined);
-      }
-      await ctx.artifact({ path: r.rel, action, fileType: fileTypeOf(r.rel), size });
-      return { path: r.rel, action, size, ...(unchanged && { note: "The file already had this content; it was left as is." }) };
-    },
+    execute: ({ path: p, content }, ctx) =>
+      withWorkspace(host(), ctx, async (dir) => {
+        const size = Buffer.byteLength(content);
+        if (size > WRITE_MAX_BYTES) fail(`The content is ${size} bytes; write accepts up to ${WRITE_MAX_BYTES}.`);
+        const loc = await refusedAsResult(locateForWrite(dir, p));
+        try {
+          const existing = loc.stat?.isFile() ? await open(loc.dir, loc.name, "file") : undefined;
+          const action: "created" | "updated" = loc.stat ? "updated" : "created";
+          let unchanged = false;
+          if (existing) {
+            // Run again after a crash (or asked twice): the file already holds it; nothing to write.
+            try {
+              unchanged = existing.stat.size === size && (await existing.handle.readFile("utf8")) === content;
+            } finally {
+              await existing.handle.close();
+            }
+          }
+          if (!unchanged) await writeAt(host(), loc, content, existing ? existing.stat.mode & 0o7777 : undefined);
+          await ctx.artifact({ path: loc.rel, action, fileType: fileTypeOf(loc.rel), size });
+          return { path: loc.rel, action, size, ...(unchanged && { note: "The file already had this content; it was left as is." }) };
+        } finally {
+          await loc.close();
+        }
+      }),
   });
 }
 
@@ -127,31 +130,41 @@ export function editTool(host: () => WorkspaceHost): ToolDefinition {
       new_string: z.string(),
       replace_all: z.boolean().optional(),
     }),
-    async execute({ path: p, old_string, new_string, replace_all }, ctx) {
-      const h = host();
-      const dir = await workspaceOf(h, ctx);
-      const r = await resolve(dir, p, { kind: "file" });
-      const before = await readText(r.abs, r.stat!.size);
-      const count = before.split(old_string).length - 1;
-      if (old_string === new_string) fail("old_string and new_string are the same: nothing to change.");
-      if (count === 0) {
-        // Run again after a crash: the edit is already in the file.
-        if (new_string !== "" && before.includes(new_string)) {
-          await ctx.artifact({ path: r.rel, action: "edited", fileType: fileTypeOf(r.rel), size: Buffer.byteLength(before) });
-          return { path: r.rel, replacements: 0, note: "old_string is not in the file but new_string is: the edit was already applied." };
+    execute: ({ path: p, old_string, new_string, replace_all }, ctx) =>
+      withWorkspace(host(), ctx, async (dir) => {
+        const f = await open(dir, p, "file");
+        let before: string;
+        try {
+          before = await readText(f.handle, f.stat.size);
+        } finally {
+          await f.handle.close();
         }
-        fail(`old_string was not found in ${r.rel}. Read the file and copy the text exactly, whitespace included.`);
-      }
-      if (count > 1 && !replace_all) {
-        fail(`old_string occurs ${count} times in ${r.rel}. Give more surrounding text so that it matches once, or set replace_all.`);
-      }
-      const after = replace_all ? before.split(old_string).join(new_string) : before.replace(old_string, () => new_string);
-      const size = Buffer.byteLength(after);
-      if (size > WRITE_MAX_BYTES) fail(`The edited file would be ${size} bytes; files are kept up to ${WRITE_MAX_BYTES}.`);
-      await writeAtomic(h, r.abs, after, r.stat!.mode & 0o7777);
-      const diff = cutDiff(unifiedDiff(before, after, r.rel));
-      await ctx.artifact({ path: r.rel, action: "edited", fileType: fileTypeOf(r.rel), size, ...diff });
-      return { path: r.rel, replacements: replace_all ? count : 1, size, diff: diff.diff, ...(diff.diffTruncated && { diffTruncated: true }) };
-    },
+        const count = before.split(old_string).length - 1;
+        if (old_string === new_string) fail("old_string and new_string are the same: nothing to change.");
+        if (count === 0) {
+          // Run again after a crash: the edit is already in the file.
+          if (new_string !== "" && before.includes(new_string)) {
+            await ctx.artifact({ path: f.rel, action: "edited", fileType: fileTypeOf(f.rel), size: Buffer.byteLength(before) });
+            return { path: f.rel, replacements: 0, note: "old_string is not in the file but new_string is: the edit was already applied." };
+          }
+          fail(`old_string was not found in ${f.rel}. Read the file and copy the text exactly, whitespace included.`);
+        }
+        if (count > 1 && !replace_all) {
+          fail(`old_string occurs ${count} times in ${f.rel}. Give more surrounding text so that it matches once, or set replace_all.`);
+        }
+        const after = replace_all ? before.split(old_string).join(new_string) : before.replace(old_string, () => new_string);
+        const size = Buffer.byteLength(after);
+        if (size > WRITE_MAX_BYTES) fail(`The edited file would be ${size} bytes; files are kept up to ${WRITE_MAX_BYTES}.`);
+        // The file as resolved (links inside the workspace followed): its own place is rewritten.
+        const loc = await refusedAsResult(locateForWrite(dir, f.rel));
+        try {
+          await writeAt(host(), loc, after, f.stat.mode & 0o7777);
+        } finally {
+          await loc.close();
+        }
+        const diff = cutDiff(unifiedDiff(before, after, f.rel));
+        await ctx.artifact({ path: f.rel, action: "edited", fileType: fileTypeOf(f.rel), size, ...diff });
+        return { path: f.rel, replacements: replace_all ? count : 1, size, diff: diff.diff, ...(diff.diffTruncated && { diffTruncated: true }) };
+      }),
   });
 }

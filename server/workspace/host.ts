@@ -17,7 +17,7 @@ export interface WorkspaceHost {
 export function workspaceHostFromConfig(config: Config): WorkspaceHost {
   const sandbox = new Sandbox({
     mode: config.UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX ? "unsafe-host" : "bwrap",
-    limits: { memoryMb: config.SANDBOX_MEMORY_MB, maxProcesses: config.SANDBOX_MAX_PROCESSES, maxFileMb: config.SANDBOX_MAX_FILE_MB },
+    limits: { memoryMb: config.SANDBOX_MEMORY_MB, maxProcesses: config.SANDBOX_MAX_PROCESSES, maxFileMb: config.SANDBOX_MAX_FILE_MB, cpus: config.SANDBOX_CPUS },
     user: { uid: config.SANDBOX_UID, gid: config.SANDBOX_UID },
     readOnlyPaths: config.SANDBOX_READONLY_PATHS,
   });

@@ -16,7 +16,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
+import { openTrustedDir } from "./beneath.ts";
+import { type CommandCgroup, CommandCgroups } from "./command-cgroup.ts";
 
 /** Output kept in a command's result: the first HEAD and the last rest of it, the middle cut. */
 export const COMMAND_OUTPUT_MAX_BYTES = 64 * 1024;
@@ -25,17 +28,24 @@ const COMMAND_OUTPUT_HEAD_BYTES = 16 * 1024;
 export const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
 /** Where the workspace is mounted inside the sandbox. */
 export const SANDBOX_WORKDIR = "/workspace";
+/** The descriptor the workspace reaches bwrap on (stdin, stdout, stderr, then this). */
+const WORKSPACE_FD = 3;
 
 export interface SandboxLimits {
-  /** RLIMIT_DATA: heap and private writable mappings of each process. */
+  /**
+   * Memory of the command's whole process tree (its cgroup), and RLIMIT_DATA of each process
+   * (the only bound where no cgroup can be made).
+   */
   memoryMb: number;
-  /** RLIMIT_NPROC for the sandbox's uid. */
+  /** Processes of the command's tree (its cgroup's pids.max), and RLIMIT_NPROC. */
   maxProcesses: number;
   /** RLIMIT_FSIZE: largest file a command may write. */
   maxFileMb: number;
+  /** CPU cores the command's tree may use at once (its cgroup's CFS quota). */
+  cpus: number;
 }
 
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryMb: 512, maxProcesses: 64, maxFileMb: 256 };
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryMb: 512, maxProcesses: 64, maxFileMb: 256, cpus: 1 };
 
 export interface SandboxOptions {
   /** "bwrap" (default) or "unsafe-host": the operator's UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX. */
@@ -49,10 +59,16 @@ export interface SandboxOptions {
 }
 
 export interface ExecRequest {
-  /** the workspace (host path): the only writable place, the working directory */
-  dir: string;
+  /**
+   * The workspace, as an open directory the caller holds until exec resolves: bubblewrap mounts
+   * that descriptor (--bind-fd), so a path swapped after it was opened changes nothing.
+   */
+  dir: FileHandle;
+  /** Mount the workspace read-only (search commands). */
+  readOnly?: boolean;
   argv: string[];
-  stdin?: string;
+  /** Text for the command's stdin, or an open file to read it from (grep of one file). */
+  stdin?: string | FileHandle;
   timeoutMs: number;
   signal?: AbortSignal;
   onOutput?: (stream: "stdout" | "stderr", data: string) => void;
@@ -69,9 +85,14 @@ export interface ExecResult {
   /** bytes of output left out of `output` (0: all of it is there) */
   omittedBytes: number;
   durationMs: number;
+  /** The kernel killed one of its processes: the tree passed its memory budget. */
+  outOfMemory?: true;
 }
 
-export type SandboxStatus = { ok: true; mode: SandboxOptions["mode"] } | { ok: false; reason: string };
+/** How commands are bounded: per command tree (a cgroup each), or per process only (rlimits). */
+export type BudgetScope = { scope: "cgroup"; version: 1 | 2 } | { scope: "process"; reason: string };
+
+export type SandboxStatus = { ok: true; mode: SandboxOptions["mode"]; budget: BudgetScope } | { ok: false; reason: string };
 
 /** Keeps the head and the tail of a byte stream, within a budget. */
 class OutputKeeper {
@@ -120,7 +141,8 @@ class OutputKeeper {
 
 export class Sandbox {
   readonly limits: SandboxLimits;
-  #status: SandboxStatus | undefined;
+  #status: Promise<SandboxStatus> | undefined;
+  #cgroups: CommandCgroups | undefined;
 
   constructor(readonly opts: SandboxOptions) {
     this.limits = opts.limits ?? DEFAULT_SANDBOX_LIMITS;
@@ -132,29 +154,34 @@ export class Sandbox {
     return this.opts.user ?? { uid: 65534, gid: 65534 };
   }
 
-  /** Starts a trivial sandbox once; the answer is kept (tools report it, the server logs it). */
-  async probe(dir: string): Promise<SandboxStatus> {
-    this.#status ??= await this.#probeOnce(dir);
+  /**
+   * Starts a trivial sandbox once, in `dir` (a directory path or an open one), and finds out how
+   * commands are budgeted; the answer is kept (tools report it, the server logs it).
+   */
+  async probe(dir: string | FileHandle): Promise<SandboxStatus> {
+    this.#status ??= this.#probeOnce(dir);
     return this.#status;
   }
 
-  async #probeOnce(dir: string): Promise<SandboxStatus> {
-    if (this.opts.mode === "unsafe-host") return { ok: true, mode: "unsafe-host" };
+  async #probeOnce(dir: string | FileHandle): Promise<SandboxStatus> {
+    const groups = await CommandCgroups.detect();
+    const budget: BudgetScope = "unavailable" in groups ? { scope: "process", reason: groups.unavailable } : { scope: "cgroup", version: groups.version };
+    if (!("unavailable" in groups)) this.#cgroups = groups;
+    if (this.opts.mode === "unsafe-host") return { ok: true, mode: "unsafe-host", budget };
     const bwrap = this.opts.bwrapPath ?? "/usr/bin/bwrap";
     if (!existsSync(bwrap)) {
       return { ok: false, reason: `bubblewrap is not installed (${bwrap} is missing; Debian/Ubuntu: apt-get install bubblewrap)` };
     }
-    const r = await this.#spawn({ dir, argv: ["/bin/sh", "-c", "echo sandbox-ok"], timeoutMs: 10_000 }, true).catch((err: Error) => ({ error: err.message }));
+    const handle = typeof dir === "string" ? await openTrustedDir(dir) : dir;
+    const r = await this.#spawn({ dir: handle, argv: ["/bin/sh", "-c", "echo sandbox-ok"], timeoutMs: 10_000 }, true)
+      .catch((err: Error) => ({ error: err.message }))
+      .finally(() => (typeof dir === "string" ? handle.close() : undefined));
     if ("error" in r) return { ok: false, reason: `bubblewrap could not start: ${r.error}` };
     if (r.exitCode !== 0 || !r.output.includes("sandbox-ok")) {
       const hint = /Permission denied/.test(r.output) && this.user ? ` (the workspace root and its parents must be searchable by the sandbox's uid ${this.user.uid})` : "";
       return { ok: false, reason: `bubblewrap could not start a sandbox (exit ${r.exitCode}${r.signal ? `, ${r.signal}` : ""}): ${r.output.trim().slice(0, 500)}${hint}` };
     }
-    return { ok: true, mode: "bwrap" };
-  }
-
-  get status(): SandboxStatus | undefined {
-    return this.#status;
+    return { ok: true, mode: "bwrap", budget };
   }
 
   /** Runs `argv` in the sandbox; resolves when it ended (never rejects for the command's sake). */
@@ -178,7 +205,7 @@ export class Sandbox {
     ];
   }
 
-  #bwrapArgs(dir: string): string[] {
+  #bwrapArgs(req: ExecRequest): string[] {
     const args = ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"];
     for (const top of ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]) {
       if (!existsSync(top)) continue;
@@ -189,41 +216,81 @@ export class Sandbox {
     args.push("--ro-bind", "/etc", "/etc");
     for (const extra of this.opts.readOnlyPaths ?? []) if (existsSync(extra)) args.push("--ro-bind", extra, extra);
     args.push("--proc", "/proc", "--dev", "/dev", "--size", String(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp");
-    args.push("--bind", dir, SANDBOX_WORKDIR, "--chdir", SANDBOX_WORKDIR);
+    // The workspace is the descriptor passed as fd 3 (bwrap closes it once mounted, so the
+    // command cannot climb out of it with openat(3, "..")).
+    args.push(req.readOnly ? "--ro-bind-fd" : "--bind-fd", String(WORKSPACE_FD), SANDBOX_WORKDIR, "--chdir", SANDBOX_WORKDIR);
     args.push("--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", SANDBOX_WORKDIR);
     args.push("--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONDONTWRITEBYTECODE", "1");
     return args;
   }
 
-  /** What to run: bwrap around prlimit around the command, or (unsafe-host) prlimit alone in the workspace. */
-  #command(req: ExecRequest): { file: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv } {
+  /**
+   * What to run: bwrap around prlimit around the command, or (unsafe-host) prlimit alone in the
+   * workspace. With a cgroup, a root shell first moves itself into the command's group and then
+   * becomes the sandbox's user (setpriv): every process the command starts is born inside its
+   * budget. Rejected: moving the child in after spawn, which a fast fork would escape.
+   */
+  #command(req: ExecRequest, group: CommandCgroup | undefined): { file: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv; spawnAs?: { uid: number; gid: number } } {
+    let file: string;
+    let args: string[];
+    let cwd = "/";
+    let env: NodeJS.ProcessEnv = {};
     if (this.opts.mode === "unsafe-host") {
-      const env = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: req.dir, LANG: "C.UTF-8" };
-      return { file: "/usr/bin/prlimit", args: [...this.#prlimit(req.timeoutMs).slice(1), ...req.argv], cwd: req.dir, env };
+      // The child changes into the workspace through the server's own descriptor table.
+      cwd = `/proc/${process.pid}/fd/${req.dir.fd}`;
+      env = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8" };
+      [file, ...args] = [...this.#prlimit(req.timeoutMs), ...req.argv] as [string, ...string[]];
+    } else {
+      // bwrap sets the command's environment itself (--clearenv, --setenv): bwrap gets none.
+      file = this.opts.bwrapPath ?? "/usr/bin/bwrap";
+      args = [...this.#bwrapArgs(req), ...this.#prlimit(req.timeoutMs), ...req.argv];
     }
-    // bwrap sets the command's environment itself (--clearenv, --setenv): bwrap gets none.
-    const args = [...this.#bwrapArgs(req.dir), ...this.#prlimit(req.timeoutMs), ...req.argv];
-    return { file: this.opts.bwrapPath ?? "/usr/bin/bwrap", args, cwd: "/", env: {} };
+    const user = this.user;
+    if (!group) return { file, args, cwd, env, ...(user && { spawnAs: user }) };
+    if (user) {
+      args = [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", file, ...args];
+      file = "/usr/bin/setpriv";
+    }
+    const join = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"';
+    return { file: "/bin/sh", args: ["-c", join, "sh", ...group.procsFiles, "--", file, ...args], cwd, env };
   }
 
-  #spawn(req: ExecRequest, probing: boolean): Promise<ExecResult> {
+  async #spawn(req: ExecRequest, probing: boolean): Promise<ExecResult> {
     const started = performance.now();
-    const command = this.#command(req);
-    const user = this.user;
+    const group = this.#cgroups && !probing ? await this.#cgroups.create(this.#budget()) : undefined;
+    try {
+      const result = await this.#run(req, probing, group, started);
+      if (group && (await group.oomKilled())) result.outOfMemory = true;
+      return result;
+    } finally {
+      // Best effort: a group left behind is empty (its processes were killed) and holds nothing.
+      await group?.close().catch(() => {});
+    }
+  }
+
+  #budget() {
+    return { memoryBytes: this.limits.memoryMb * 1024 * 1024, maxProcesses: this.limits.maxProcesses, cpus: this.limits.cpus };
+  }
+
+  #run(req: ExecRequest, probing: boolean, group: CommandCgroup | undefined, started: number): Promise<ExecResult> {
+    const command = this.#command(req, group);
+    const stdinFd = typeof req.stdin === "object" ? req.stdin.fd : undefined;
     return new Promise((resolve, reject) => {
       const child = spawn(command.file, command.args, {
         cwd: command.cwd,
         detached: true,
-        stdio: ["pipe", "pipe", "pipe"],
+        stdio: [stdinFd ?? "pipe", "pipe", "pipe", req.dir.fd],
         env: command.env,
-        ...(user && { uid: user.uid, gid: user.gid }),
+        ...(command.spawnAs && { uid: command.spawnAs.uid, gid: command.spawnAs.gid }),
       });
       const output = new CommandOutput(probing ? undefined : req.onOutput);
       const guard = guardChild(child, req);
-      child.stdout.on("data", (chunk: Buffer) => output.push("stdout", chunk));
-      child.stderr.on("data", (chunk: Buffer) => output.push("stderr", chunk));
-      child.stdin.on("error", () => {});
-      child.stdin.end(req.stdin ?? "");
+      child.stdout!.on("data", (chunk: Buffer) => output.push("stdout", chunk));
+      child.stderr!.on("data", (chunk: Buffer) => output.push("stderr", chunk));
+      if (child.stdin) {
+        child.stdin.on("error", () => {});
+        child.stdin.end(typeof req.stdin === "string" ? req.stdin : "");
+      }
       let ended = false;
       child.once("error", (err) => {
         guard.disarm();

@@ -2,20 +2,28 @@
  * Where a thread's files live. One root (WORKSPACE_ROOT, default `<DATA_DIR>/workspaces`) holds
  * `.threadline/` (the server's own: instance markers, thread bindings, and the default
  * per-thread workspaces `threads/<thread>`). When the operator set WORKSPACE_ROOT, a run may
- * choose a directory under it instead (forwardedProps.threadline.workingDirectory): it must
- * exist, be a directory inside the root by real path, and not be the root itself or inside
- * `.threadline`. The choice is bound to the thread (a file under `.threadline/bindings`) until a
+ * choose a directory instead (forwardedProps.threadline.workingDirectory), inside its tenant's
+ * part of the root: the root itself for the default tenant (less `.threadline` and `tenants`),
+ * `tenants/<tenant>/` for every other. Two tenants naming the same directory name two
+ * directories. The choice is bound to the thread (a file under `.threadline/bindings`) until a
  * later run names another, so the workspace routes and a run resumed on another instance find
  * the same directory.
+ *
+ * A workspace is handed out as an open directory descriptor, reached from the root one name at a
+ * time without following links (beneath.ts): what the tools, the routes and the sandbox use is
+ * the directory that was checked, whatever a command renames meanwhile.
  *
  * Every instance must see the same root (shared storage): `checkShared` writes this instance's
  * marker and reports live instances whose marker it cannot see.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { type Dirent, promises as fs } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
-import { isInside, pathTextProblem } from "./paths.ts";
+import { DEFAULT_TENANT } from "../tenant.ts";
+import { joinRel, lstatEntry, openDirAt, openTrustedDir, readDirOf } from "./beneath.ts";
+import { pathTextProblem } from "./paths.ts";
 
 /** Most files the workspace listing returns. */
 export const WORKSPACE_LIST_MAX_FILES = 2_000;
@@ -30,7 +38,26 @@ export interface WorkspacesOptions {
   owner?: { uid: number; gid: number };
 }
 
-export type WorkspaceResult = { ok: true; dir: string } | { ok: false; error: string };
+/** A workspace, open: the caller closes `handle`. `label` names it in logs and messages. */
+export type WorkspaceResult = { ok: true; handle: FileHandle; label: string } | { ok: false; error: string };
+
+/** Names under the root that belong to the server, not to the default tenant's directories. */
+const RESERVED_TOP = new Set([".threadline", "tenants"]);
+
+/** A tenant's part of the root, as names from the root. */
+function tenantPart(tenant: string): string[] {
+  return tenant === DEFAULT_TENANT ? [] : ["tenants", tenant];
+}
+
+/** Opens `names` one by one from `dir`, no link followed; takes `dir` over (closes it). */
+async function walkDirs(dir: FileHandle, names: string[]): Promise<FileHandle> {
+  let cur = dir;
+  for (const name of names) {
+    const from = cur;
+    cur = await openDirAt(from, name).finally(() => from.close());
+  }
+  return cur;
+}
 
 export interface WorkspaceFile {
   path: string;
@@ -83,33 +110,56 @@ export class Workspaces {
     return path.join(this.meta, "bindings", `${threadDirName(threadId)}.json`);
   }
 
-  /** Checks a chosen directory (relative to the root, or absolute inside it); its real path. */
-  async #validateChosen(value: unknown): Promise<WorkspaceResult> {
-    const rootReal = await this.init();
+  /**
+   * Checks a chosen directory as text: relative to the tenant's part (or absolute inside it),
+   * not that part itself, not the server's own names. Returns its names from the tenant's part.
+   */
+  #chosenNames(value: unknown, tenant: string, rootReal: string): string[] | { error: string } {
     if (typeof value !== "string" || value.trim() === "") {
-      return { ok: false, error: "forwardedProps.threadline.workingDirectory must be a non-empty string." };
+      return { error: "forwardedProps.threadline.workingDirectory must be a non-empty string." };
     }
     if (!this.opts.allowWorkingDirectory) {
-      return { ok: false, error: "This server does not let runs choose a workingDirectory (the operator sets WORKSPACE_ROOT to allow it)." };
+      return { error: "This server does not let runs choose a workingDirectory (the operator sets WORKSPACE_ROOT to allow it)." };
     }
-    const problem = pathTextProblem(value.replace(/^\/+/, ""));
-    if (problem && !problem.startsWith("it is absolute")) return { ok: false, error: `workingDirectory refused: ${problem}.` };
-    const candidate = path.resolve(rootReal, value);
-    let real: string;
+    const part = path.join(rootReal, ...tenantPart(tenant));
+    const shown = JSON.stringify(value);
+    let rel = value;
+    if (value.startsWith("/")) {
+      if (!value.startsWith(`${part}/`)) return { error: `workingDirectory ${shown} is not inside your part of the workspace root (${part}); give it relative to that.` };
+      rel = value.slice(part.length + 1);
+    }
+    const problem = pathTextProblem(rel);
+    if (problem) return { error: `workingDirectory refused: ${problem}.` };
+    const normalized = path.posix.normalize(rel);
+    const names = normalized.split("/").filter((n) => n !== "" && n !== ".");
+    if (names.length === 0 || names[0] === "..") {
+      return { error: `workingDirectory ${shown} is not a directory inside your part of the workspace root.` };
+    }
+    if (tenant === DEFAULT_TENANT && RESERVED_TOP.has(names[0]!)) {
+      return { error: `workingDirectory ${shown} is inside the server's own "${names[0]}" directory.` };
+    }
+    return names;
+  }
+
+  /** Opens a chosen directory (names from the tenant's part), reached without following a link. */
+  async #openChosen(value: unknown, tenant: string): Promise<WorkspaceResult> {
+    const rootReal = await this.init();
+    const names = this.#chosenNames(value, tenant, rootReal);
+    if (!Array.isArray(names)) return { ok: false, ...names };
+    const partNames = tenantPart(tenant);
+    if (partNames.length > 0) await fs.mkdir(path.join(rootReal, ...partNames), { recursive: true, mode: 0o711 });
     try {
-      real = await fs.realpath(candidate);
-    } catch {
-      return { ok: false, error: `workingDirectory ${JSON.stringify(value)} does not exist under the workspace root.` };
+      const handle = await walkDirs(await openTrustedDir(rootReal), [...partNames, ...names]);
+      return { ok: true, handle, label: [...partNames, ...names].join("/") };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const shown = JSON.stringify(value);
+      if (code === "ENOENT") return { ok: false, error: `workingDirectory ${shown} does not exist in your part of the workspace root.` };
+      if (code === "ELOOP" || code === "ENOTDIR") {
+        return { ok: false, error: `workingDirectory ${shown} is not a directory reached without symbolic links inside your part of the workspace root.` };
+      }
+      throw err;
     }
-    if (!isInside(rootReal, real) || real === rootReal) {
-      return { ok: false, error: `workingDirectory ${JSON.stringify(value)} is not a directory inside the workspace root.` };
-    }
-    if (isInside(path.join(rootReal, ".threadline"), real)) {
-      return { ok: false, error: `workingDirectory ${JSON.stringify(value)} is inside the server's own .threadline directory.` };
-    }
-    const stat = await fs.stat(real);
-    if (!stat.isDirectory()) return { ok: false, error: `workingDirectory ${JSON.stringify(value)} is not a directory.` };
-    return { ok: true, dir: real };
   }
 
   /**
@@ -134,63 +184,80 @@ export class Workspaces {
     return typeof parsed.workingDirectory === "string" ? parsed.workingDirectory : undefined;
   }
 
-  async #writeBinding(threadId: string, rel: string): Promise<void> {
+  async #writeBinding(threadId: string, tenant: string, rel: string): Promise<void> {
     const file = this.#bindingFile(threadId);
     const tmp = `${file}.${randomUUID()}.tmp`;
-    await fs.writeFile(tmp, JSON.stringify({ threadId, workingDirectory: rel }));
+    await fs.writeFile(tmp, JSON.stringify({ threadId, tenant, workingDirectory: rel }));
     await fs.rename(tmp, file);
   }
 
-  /** The default directory of a thread (created on first use). */
-  async #threadDir(threadId: string, create: boolean): Promise<string | undefined> {
+  /** The default directory of a thread, open (created on first use, given to the sandbox's user). */
+  async #threadDir(threadId: string, create: boolean): Promise<FileHandle | undefined> {
     const rootReal = await this.init();
-    const dir = path.join(rootReal, ".threadline", "threads", threadDirName(threadId));
-    if (!create) {
-      const stat = await fs.stat(dir).catch(() => null);
-      return stat?.isDirectory() ? dir : undefined;
+    const threads = await walkDirs(await openTrustedDir(rootReal), [".threadline", "threads"]);
+    const name = threadDirName(threadId);
+    try {
+      if (create) {
+        // `.threadline/threads` is the server's (no sandbox mounts it): made here, then given away
+        // through the descriptor, before any tool writes into it.
+        await fs.mkdir(`/proc/self/fd/${threads.fd}/${name}`).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== "EEXIST") throw err;
+        });
+      }
+      const dir = await openDirAt(threads, name).catch((err: NodeJS.ErrnoException) => {
+        if (!create && err.code === "ENOENT") return undefined;
+        throw err;
+      });
+      if (dir && create && this.opts.owner) {
+        const st = await dir.stat();
+        if (st.uid !== this.opts.owner.uid) await dir.chown(this.opts.owner.uid, this.opts.owner.gid);
+      }
+      return dir;
+    } finally {
+      await threads.close();
     }
-    await fs.mkdir(dir, { recursive: true });
-    if (this.opts.owner) await fs.chown(dir, this.opts.owner.uid, this.opts.owner.gid);
-    return dir;
   }
 
   /**
-   * The workspace of a run of `threadId`: the run's chosen workingDirectory (bound to the
-   * thread from now on), else the thread's bound one, else its own directory.
+   * The workspace of a run of `threadId` (of `tenant`): the run's chosen workingDirectory (bound
+   * to the thread from now on), else the thread's bound one, else its own directory.
    */
-  async forRun(threadId: string, forwardedProps: unknown): Promise<WorkspaceResult> {
-    const rootReal = await this.init();
+  async forRun(threadId: string, tenant: string, forwardedProps: unknown): Promise<WorkspaceResult> {
     const chosen = workingDirectoryOf(forwardedProps);
     if (chosen !== undefined) {
-      const v = await this.#validateChosen(chosen);
+      const v = await this.#openChosen(chosen, tenant);
       if (!v.ok) return v;
-      const rel = path.relative(rootReal, v.dir);
-      if ((await this.#readBinding(threadId)) !== rel) await this.#writeBinding(threadId, rel);
+      const rel = v.label.split("/").slice(tenantPart(tenant).length).join("/");
+      if ((await this.#readBinding(threadId)) !== rel) await this.#writeBinding(threadId, tenant, rel);
       return v;
     }
     const bound = await this.#readBinding(threadId);
-    if (bound !== undefined) return this.#validateChosen(bound);
-    return { ok: true, dir: (await this.#threadDir(threadId, true))! };
+    if (bound !== undefined) return this.#openChosen(bound, tenant);
+    const handle = (await this.#threadDir(threadId, true))!;
+    return { ok: true, handle, label: `.threadline/threads/${threadDirName(threadId)}` };
   }
 
-  /** The thread's workspace if it has one yet (the routes: they create nothing). */
-  async existing(threadId: string): Promise<string | undefined> {
+  /** The thread's workspace if it has one yet, open (the routes: they create nothing). */
+  async existing(threadId: string, tenant: string): Promise<FileHandle | undefined> {
     const bound = await this.#readBinding(threadId);
     if (bound !== undefined) {
-      const v = await this.#validateChosen(bound);
-      return v.ok ? v.dir : undefined;
+      const v = await this.#openChosen(bound, tenant);
+      return v.ok ? v.handle : undefined;
     }
     return this.#threadDir(threadId, false);
   }
 
-  /** Regular files under `dir` (symlinks not followed, LISTING_SKIPPED_DIRS skipped), sorted, capped. */
-  async list(dir: string): Promise<{ files: WorkspaceFile[]; truncated: boolean }> {
+  /**
+   * Regular files of an open workspace (links not followed, LISTING_SKIPPED_DIRS skipped), sorted,
+   * capped; each directory is opened from the one that lists it, so a swapped one ends its branch.
+   */
+  async list(dir: FileHandle): Promise<{ files: WorkspaceFile[]; truncated: boolean }> {
     const files: WorkspaceFile[] = [];
     let truncated = false;
-    const walk = async (abs: string, rel: string): Promise<void> => {
+    const walk = async (handle: FileHandle, rel: string): Promise<void> => {
       let entries: Dirent[];
       try {
-        entries = await fs.readdir(abs, { withFileTypes: true });
+        entries = await readDirOf(handle);
       } catch {
         return;
       }
@@ -200,12 +267,18 @@ export class Workspaces {
           truncated = true;
           return;
         }
-        const childRel = rel ? `${rel}/${e.name}` : e.name;
-        const childAbs = path.join(abs, e.name);
+        const childRel = joinRel(rel, e.name);
         if (e.isDirectory()) {
-          if (!LISTING_SKIPPED_DIRS.has(e.name)) await walk(childAbs, childRel);
+          if (LISTING_SKIPPED_DIRS.has(e.name)) continue;
+          const child = await openDirAt(handle, e.name).catch(() => undefined);
+          if (!child) continue;
+          try {
+            await walk(child, childRel);
+          } finally {
+            await child.close();
+          }
         } else if (e.isFile()) {
-          const st = await fs.lstat(childAbs).catch(() => null);
+          const st = await lstatEntry(handle, e.name);
           if (st?.isFile()) files.push({ path: childRel, size: st.size, modifiedAt: st.mtime.toISOString(), fileType: fileTypeOf(e.name) });
         }
       }
@@ -233,18 +306,5 @@ export class Workspaces {
       if (!seen) unseen.push(other);
     }
     return { marker, unseen };
-  }
-
-  /**
-   * Gives a file or directory the tools created to the sandbox's user (when the server is root).
-   * A failure fails the tool call (its error result says why): ignored, it would surface later as
-   * a command that cannot write a file the model was told it wrote.
-   */
-  async own(abs: string): Promise<void> {
-    const owner = this.opts.owner;
-    if (!owner) return;
-    await fs.lchown(abs, owner.uid, owner.gid).catch((err: unknown) => {
-      throw new Error(`could not give ${path.relative(this.root, abs)} to the sandbox's user ${owner.uid}: ${(err as Error).message}`, { cause: err });
-    });
   }
 }

@@ -136,8 +136,9 @@ describe.skipIf(!sandboxed).each(backends())("coding agent [%s]", (backend) => {
     }
     stop.abort();
     const reload = await postSse(`${server.url}/api/agents/coding/connect`, { threadId }, auth);
-    const dir = await host!.workspaces.existing(threadId);
-    writeFileSync(join(dir!, "go"), "");
+    const dir = await host!.workspaces.existing(threadId, "default");
+    writeFileSync(`/proc/self/fd/${dir!.fd}/go`, "");
+    await dir!.close();
     const out = await live;
     const frames = await reload.done;
     const liveTerminal = out.events.filter((e) => e.type === "CUSTOM" && e.name === "terminal").map((e) => e.value);

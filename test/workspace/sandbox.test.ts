@@ -11,23 +11,30 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FileHandle } from "node:fs/promises";
+import { openTrustedDir } from "../../server/workspace/beneath.ts";
 import { COMMAND_OUTPUT_MAX_BYTES, Sandbox, type ExecResult } from "../../server/workspace/sandbox.ts";
 
-const sandbox = new Sandbox({ mode: "bwrap", limits: { memoryMb: 128, maxProcesses: 64, maxFileMb: 16 } });
+const sandbox = new Sandbox({ mode: "bwrap", limits: { memoryMb: 128, maxProcesses: 64, maxFileMb: 16, cpus: 1 } });
 let dir: string;
+let handle: FileHandle;
 let status: Awaited<ReturnType<Sandbox["probe"]>>;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "sandbox-"));
   const user = sandbox.user;
   if (user) chownSync(dir, user.uid, user.gid);
+  handle = await openTrustedDir(dir);
   status = await sandbox.probe(dir);
   if (!status.ok) console.warn(`[sandbox] SKIPPED: ${status.reason}`);
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await handle.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 async function sh(command: string, timeoutMs = 10_000, signal?: AbortSignal): Promise<ExecResult> {
-  const r = await sandbox.exec({ dir, argv: ["/bin/bash", "-c", command], timeoutMs, signal });
+  const r = await sandbox.exec({ dir: handle, argv: ["/bin/bash", "-c", command], timeoutMs, signal });
   if ("error" in r) throw new Error(r.error);
   return r;
 }
@@ -120,7 +127,7 @@ describe.skipIf(!existsSync("/usr/bin/bwrap"))("bubblewrap sandbox", () => {
 
   it("enforces the memory limit", async () => {
     if (!status.ok) return;
-    const r = await sandbox.exec({ dir, argv: ["/usr/bin/python3", "-c", "x = bytearray(512 * 1024 * 1024); print('ALLOCATED')"], timeoutMs: 10_000 });
+    const r = await sandbox.exec({ dir: handle, argv: ["/usr/bin/python3", "-c", "x = bytearray(512 * 1024 * 1024); print('ALLOCATED')"], timeoutMs: 10_000 });
     if ("error" in r) throw new Error(r.error);
     expect(r.output).not.toContain("ALLOCATED");
     expect(r.output).toMatch(/MemoryError/);
@@ -139,8 +146,75 @@ describe.skipIf(!existsSync("/usr/bin/bwrap"))("bubblewrap sandbox", () => {
 
   it("a sandbox that cannot start refuses to run, and says why", async () => {
     const broken = new Sandbox({ mode: "bwrap", bwrapPath: "/nonexistent/bwrap" });
-    const r = await broken.exec({ dir, argv: ["/bin/true"], timeoutMs: 1000 });
+    const r = await broken.exec({ dir: handle, argv: ["/bin/true"], timeoutMs: 1000 });
     expect(r).toEqual({ error: expect.stringMatching(/Commands cannot run on this server: bubblewrap is not installed.*Nothing was executed/) });
     writeFileSync(join(dir, "unused"), "");
+  });
+});
+
+/**
+ * One command, one budget: the limits hold for the command's whole process tree (its cgroup),
+ * not per process, and two commands do not share them. Skipped, with a notice, where no cgroup
+ * can be made (the budget is then per process, as the probe reports).
+ */
+describe.skipIf(!existsSync("/usr/bin/bwrap"))("one command, one budget", () => {
+  const budget = { memoryMb: 128, maxProcesses: 16, maxFileMb: 16, cpus: 1 };
+  const small = new Sandbox({ mode: "bwrap", limits: budget });
+  let scoped = false;
+
+  beforeAll(async () => {
+    const s = await small.probe(dir);
+    scoped = s.ok && s.budget.scope === "cgroup";
+    if (s.ok && s.budget.scope === "process") console.warn(`[sandbox budget] SKIPPED: ${s.budget.reason}`);
+  });
+
+  async function run(argv: string[], timeoutMs = 20_000): Promise<ExecResult> {
+    const r = await small.exec({ dir: handle, argv, timeoutMs });
+    if ("error" in r) throw new Error(r.error);
+    return r;
+  }
+
+  // Each process stays under RLIMIT_DATA (the per-process bound); together they pass the tree's.
+  const hold = (mb: number) => `python3 -c "x = b'x' * (${mb} * 1024 * 1024); import time; time.sleep(1); print('alive')"`;
+
+  it("memory: four processes of 60 MB each pass a 128 MB budget together, and the kernel kills them", async () => {
+    if (!scoped) return;
+    const r = await run(["/bin/sh", "-c", `for i in 1 2 3 4; do ${hold(60)} & done; wait`]);
+    expect(r.outOfMemory).toBe(true);
+    expect(r.output.match(/alive/g)?.length ?? 0).toBeLessThan(4);
+  });
+
+  it("memory: one process of 60 MB is within the budget", async () => {
+    if (!scoped) return;
+    const r = await run(["/bin/sh", "-c", hold(60)]);
+    expect(r.outOfMemory).toBeUndefined();
+    expect(r.output).toContain("alive");
+  });
+
+  const forkAll = [
+    "/usr/bin/python3",
+    "-c",
+    "import os, time\nn = 0\nfor i in range(64):\n  try:\n    pid = os.fork()\n  except OSError:\n    break\n  if pid == 0:\n    time.sleep(2)\n    os._exit(0)\n  n += 1\nprint('forked', n)",
+  ];
+  const forked = (r: ExecResult) => Number(/forked (\d+)/.exec(r.output)?.[1]);
+
+  it("processes: a fork loop stops below the budget, and two commands at once each get the whole of theirs", async () => {
+    if (!scoped) return;
+    const [a, b] = await Promise.all([run(forkAll), run(forkAll)]);
+    expect(forked(a)).toBeLessThan(budget.maxProcesses);
+    // bwrap, its init and python itself count too; the rest is each command's own.
+    expect(forked(a)).toBeGreaterThanOrEqual(budget.maxProcesses - 4);
+    expect(forked(b)).toBe(forked(a));
+  });
+
+  it("CPU: two busy processes together get at most the budget's one core", async () => {
+    if (!scoped) return;
+    const spin =
+      "import os, time\nfor i in range(2):\n  if os.fork() == 0:\n    end = time.time() + 1.5\n    while time.time() < end: pass\n    os._exit(0)\nos.wait(); os.wait()\nt = os.times()\nprint('cpu', t.children_user + t.children_system)";
+    const r = await run(["/usr/bin/python3", "-c", spin]);
+    const cpu = Number(/cpu ([\d.]+)/.exec(r.output)?.[1]);
+    // 1.5 s of wall time at one core; unbounded, two spinning processes would take twice that.
+    expect(cpu).toBeGreaterThan(0.5);
+    expect(cpu).toBeLessThanOrEqual(1.5 * budget.cpus * 1.2);
   });
 });

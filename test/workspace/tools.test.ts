@@ -3,7 +3,7 @@
  * (read's lines and bytes, grep's output, the terminal stream), each stated in the result when hit;
  * write and edit idempotent when run again (the engine's retry after a crash); refusals as errors.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +30,7 @@ const terminal: string[] = [];
 
 const ctx = (): ToolContext => ({
   threadId,
+  tenantId: "default",
   runId: "r1",
   toolCallId: "c1",
   signal: new AbortController().signal,
@@ -52,9 +53,10 @@ beforeAll(async () => {
   chmodSync(dataDir, 0o711);
   host = workspaceHostFromConfig(loadConfig({ DATA_DIR: dataDir }));
   tools = new Map(workspaceTools({ host }).map((t) => [t.name, t]));
-  const ws = await host.workspaces.forRun(threadId, undefined);
+  const ws = await host.workspaces.forRun(threadId, "default", undefined);
   if (!ws.ok) throw new Error(ws.error);
-  dir = ws.dir;
+  dir = readlinkSync(`/proc/self/fd/${ws.handle.fd}`);
+  await ws.handle.close();
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

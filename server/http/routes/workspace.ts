@@ -2,13 +2,14 @@
  * A thread's workspace over HTTP (the coding agent's files): the listing, and one file as
  * text/plain, at most WORKSPACE_FILE_MAX_BYTES (a longer one is cut and says so in headers).
  * The same tenant rule as every thread route: another tenant's thread is a 404, like an
- * unknown one. Paths are resolved inside the workspace exactly as the tools resolve them.
+ * unknown one. Paths are opened beneath the workspace exactly as the tools open them (paths.ts),
+ * and what is sent is read from the descriptor that was checked.
  */
-import { constants } from "node:fs";
 import { Router } from "express";
 import { z } from "zod";
 import type { EventStore } from "../../store/types.ts";
-import { openNoFollow, resolveInside } from "../../workspace/paths.ts";
+import { PathRefused } from "../../workspace/beneath.ts";
+import { openInWorkspace } from "../../workspace/paths.ts";
 import type { Workspaces } from "../../workspace/workspaces.ts";
 import { callerTenant } from "../auth.ts";
 import { sendError, zodIssues } from "../errors.ts";
@@ -26,9 +27,13 @@ export function workspaceRoutes({ store, workspaces }: { store: EventStore; work
     if (!(await store.getThread(threadId, callerTenant(res)))) {
       return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}". It is created by its first run.`);
     }
-    const dir = await workspaces.existing(threadId);
+    const dir = await workspaces.existing(threadId, callerTenant(res));
     if (!dir) return res.json({ files: [], truncated: false });
-    res.json(await workspaces.list(dir));
+    try {
+      res.json(await workspaces.list(dir));
+    } finally {
+      await dir.close();
+    }
   });
 
   router.get("/threads/:threadId/workspace/file", async (req, res) => {
@@ -40,24 +45,31 @@ export function workspaceRoutes({ store, workspaces }: { store: EventStore; work
     if (!(await store.getThread(threadId, callerTenant(res)))) {
       return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}". It is created by its first run.`);
     }
-    const dir = await workspaces.existing(threadId);
-    const r = dir ? await resolveInside(dir, q.data.path, { kind: "file" }) : { ok: false as const, missing: true as const, error: `Thread ${threadId} has no workspace yet.` };
-    if (!r.ok) return r.missing ? sendError(res, 404, "FILE_NOT_FOUND", r.error) : sendError(res, 400, "INVALID_PATH", r.error);
-    const size = r.stat!.size;
-    const fh = await openNoFollow(r.abs, constants.O_RDONLY);
+    const dir = await workspaces.existing(threadId, callerTenant(res));
+    if (!dir) return sendError(res, 404, "FILE_NOT_FOUND", `Thread ${threadId} has no workspace yet.`);
+    let file: Awaited<ReturnType<typeof openInWorkspace>>;
+    try {
+      file = await openInWorkspace(dir, q.data.path, "file");
+    } catch (err) {
+      if (!(err instanceof PathRefused)) throw err;
+      return err.missing ? sendError(res, 404, "FILE_NOT_FOUND", err.message) : sendError(res, 400, "INVALID_PATH", err.message);
+    } finally {
+      await dir.close();
+    }
+    const size = file.stat.size;
     let body: Buffer;
     try {
       body = Buffer.alloc(Math.min(size, WORKSPACE_FILE_MAX_BYTES));
-      const { bytesRead } = await fh.read(body, 0, body.length, 0);
+      const { bytesRead } = await file.handle.read(body, 0, body.length, 0);
       body = body.subarray(0, bytesRead);
     } finally {
-      await fh.close();
+      await file.handle.close();
     }
     res.set({
       "content-type": "text/plain; charset=utf-8",
       "x-content-type-options": "nosniff",
       "x-threadline-file-size": String(size),
-      "x-threadline-modified-at": r.stat!.mtime.toISOString(),
+      "x-threadline-modified-at": file.stat.mtime.toISOString(),
     });
     if (size > body.length) res.set("x-threadline-truncated", "true");
     res.send(body);
