@@ -128,7 +128,8 @@ export async function locate(root: FileHandle, rel: string, opts: { followLast: 
         if (++links > MAX_LINKS_FOLLOWED) refusePath(shown, `it goes through a looping chain of symbolic links`);
         const target = await fs.readlink(at(cur, name));
         if (target.startsWith("/")) {
-          const base = insideBase(target, (rootPath ??= await fs.readlink(at(root))));
+          rootPath ??= await fs.readlink(at(root));
+          const base = insideBase(target, rootPath);
           if (base === undefined) refusePath(shown, `a symbolic link in it points out of the workspace`);
           await release();
           names.length = 0;
