@@ -40,7 +40,7 @@ export async function refusedAsResult<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof PathRefused || err instanceof FileWriteError) fail(err.message);
+    if (err instanceof PathRefused) fail(err.message);
     throw err;
   }
 }
@@ -60,7 +60,16 @@ export async function readText(file: FileHandle, size: number): Promise<string> 
 
 /** Replaces the file at `loc` atomically, as the sandbox's user (file-writer.ts). */
 export async function writeAt(host: WorkspaceHost, loc: Location, content: string, mode?: number): Promise<void> {
-  await refusedAsResult(writeFileAt(loc, content, { mode, owner: host.workspaces.opts.owner }));
+  const owner = host.workspaces.opts.owner;
+  try {
+    await writeFileAt(loc, content, { mode, owner });
+  } catch (err) {
+    if (!(err instanceof FileWriteError)) throw err;
+    if (err.code === "EACCES" && owner) {
+      fail(`${loc.rel} cannot be written: the workspace's commands and files belong to uid ${owner.uid}, which may not write there. The operator gives that directory to uid ${owner.uid} (chown).`);
+    }
+    fail(`${loc.rel} could not be written: ${err.message}.`);
+  }
 }
 
 export function cutDiff(diff: string): { diff: string; diffTruncated?: true } {
