@@ -240,4 +240,7 @@ async function checkWorkspace(workspace: WorkspaceHost, store: EventStore, lease
   if (!status.ok) logger.error({ reason: status.reason }, "the command sandbox cannot start: bash and run will refuse to execute (set UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX=true only on a machine that is itself a sandbox)");
   else if (status.mode === "unsafe-host") logger.warn("UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX=true: bash and run execute on this host without a sandbox");
   else logger.info({ limits: sandbox.limits, user: sandbox.user }, "command sandbox: bubblewrap");
+  if (status.ok && status.budget.scope === "process") {
+    logger.warn({ reason: status.budget.reason }, "command budget per process only: memory and process limits hold for each process of a command, not for its whole tree (no cgroup can be made)");
+  }
 }

@@ -7,7 +7,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { LLMock, type Fixture } from "@copilotkit/aimock";
 import type { Message } from "@ag-ui/core";
 import request from "supertest";
