@@ -9,7 +9,9 @@
  * unified hierarchy with those controllers available to the server's own cgroup). The groups live
  * under `threadline-sandbox/` in the server's own cgroup; each is removed when its command ends.
  * Where none can be made (no cgroup file system, no permission), `detect` says why; the sandbox
- * then keeps the per-process rlimits and logs that the budget is per process.
+ * then keeps the per-process rlimits and logs that the budget is per process. The process count
+ * stays per command even then: bubblewrap gives each command a user namespace of its own, and
+ * Linux counts RLIMIT_NPROC per user namespace.
  */
 import { randomUUID } from "node:crypto";
 import { promises as fs } from "node:fs";

@@ -56,6 +56,8 @@ export interface SandboxOptions {
   user?: { uid: number; gid: number };
   /** More host paths mounted read-only at the same place (e.g. a toolchain under /opt). */
   readOnlyPaths?: string[];
+  /** false: never make a cgroup per command (the budget is then per process, see command-cgroup.ts). */
+  cgroups?: boolean;
 }
 
 export interface ExecRequest {
@@ -164,7 +166,7 @@ export class Sandbox {
   }
 
   async #probeOnce(dir: string | FileHandle): Promise<SandboxStatus> {
-    const groups = await CommandCgroups.detect();
+    const groups = this.opts.cgroups === false ? { unavailable: "cgroups per command are turned off" } : await CommandCgroups.detect();
     const budget: BudgetScope = "unavailable" in groups ? { scope: "process", reason: groups.unavailable } : { scope: "cgroup", version: groups.version };
     if (!("unavailable" in groups)) this.#cgroups = groups;
     if (this.opts.mode === "unsafe-host") return { ok: true, mode: "unsafe-host", budget };

@@ -218,3 +218,24 @@ describe.skipIf(!existsSync("/usr/bin/bwrap"))("one command, one budget", () => 
     expect(cpu).toBeLessThanOrEqual(1.5 * budget.cpus * 1.2);
   });
 });
+
+describe.skipIf(!existsSync("/usr/bin/bwrap"))("without a cgroup", () => {
+  it("each command has its own user namespace, so RLIMIT_NPROC counts its own processes: two fork loops each reach the limit", async () => {
+    const limits = { memoryMb: 128, maxProcesses: 16, maxFileMb: 16, cpus: 1 };
+    const plain = new Sandbox({ mode: "bwrap", limits, cgroups: false });
+    const s = await plain.probe(dir);
+    if (!s.ok) return;
+    expect(s.budget).toEqual({ scope: "process", reason: expect.stringMatching(/turned off/) });
+    const fork = [
+      "/usr/bin/python3",
+      "-c",
+      "import os, time\nn = 0\nfor i in range(64):\n  try:\n    pid = os.fork()\n  except OSError:\n    break\n  if pid == 0:\n    time.sleep(2)\n    os._exit(0)\n  n += 1\nprint('forked', n)",
+    ];
+    const [a, b] = await Promise.all([plain.exec({ dir: handle, argv: fork, timeoutMs: 20_000 }), plain.exec({ dir: handle, argv: fork, timeoutMs: 20_000 })]);
+    if ("error" in a || "error" in b) throw new Error("the sandbox did not start");
+    const forked = (r: ExecResult) => Number(/forked (\d+)/.exec(r.output)?.[1]);
+    expect(forked(a)).toBeLessThan(limits.maxProcesses);
+    expect(forked(a)).toBeGreaterThanOrEqual(limits.maxProcesses - 4);
+    expect(forked(b)).toBe(forked(a));
+  });
+});
