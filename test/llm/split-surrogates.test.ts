@@ -53,11 +53,15 @@ describe.each(backends())("model output that splits surrogate pairs, on %s", (ba
   const received: string[] = [];
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream((_body, n) =>
-      n % 2 === 0
-        ? { text: splitInsidePairs(TEXT), toolCalls: [{ id: `call-${randomUUID()}`, name: "echo", arguments: splitInsidePairs(ARGS) }] }
-        : { text: splitInsidePairs(FINAL) },
-    );
+    upstream = await startScriptedUpstream((body) => {
+      const afterTools = body.messages.at(-1)?.role === "tool";
+      if (body.tools?.some((t) => t.function.name === "echo")) {
+        return afterTools
+          ? { text: splitInsidePairs(FINAL) }
+          : { text: splitInsidePairs(TEXT), toolCalls: [{ id: `call-${randomUUID()}`, name: "echo", arguments: splitInsidePairs(ARGS) }] };
+      }
+      return afterTools ? { text: ["done"] } : { toolCalls: ["raw", "nested", "noisy"].map((name) => ({ id: `call-${randomUUID()}`, name, arguments: "{}" })) };
+    });
     const echo = defineTool({
       name: "echo",
       description: "Returns the text it was given.",
@@ -67,10 +71,27 @@ describe.each(backends())("model output that splits surrogate pairs, on %s", (ba
         return { received: text };
       },
     });
+    // Tools whose output holds what the log cannot store: a string, a JSON result (values and
+    // keys), terminal output and an error message.
+    const noArgs = z.object({});
+    const raw = defineTool({ name: "raw", description: "raw", inputSchema: noArgs, execute: () => "x\u0000y\uD83D" });
+    const nested = defineTool({ name: "nested", description: "nested", inputSchema: noArgs, execute: () => ({ "k\u0000": "\uDE00", list: ["a\u0000", "😀"] }) });
+    const noisy = defineTool({
+      name: "noisy",
+      description: "noisy",
+      inputSchema: noArgs,
+      async execute(_args, ctx) {
+        await ctx.terminal("out\u0000put \uD83D");
+        throw new Error("bad \u0000 \uDC00");
+      },
+    });
     server = await startTestServer({
       backend,
       llmUrl: upstream.url,
-      agents: [defineAgent({ id: "echoer", description: "echoes", instructions: "Echo.", tools: [echo], maxTurns: 3 })],
+      agents: [
+        defineAgent({ id: "echoer", description: "echoes", instructions: "Echo.", tools: [echo], maxTurns: 3 }),
+        defineAgent({ id: "dumper", description: "dumps", instructions: "Dump.", tools: [raw, nested, noisy], maxTurns: 3 }),
+      ],
     });
   });
   afterAll(async () => {
@@ -103,6 +124,25 @@ describe.each(backends())("model output that splits surrogate pairs, on %s", (ba
     // What a client saw streamed is what was stored.
     const streamed = out.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
     expect(streamed).toBe(`${first?.content}${last?.content}`);
+  });
+
+  it("tool results, nested JSON, terminal output and a tool's error: stored by the same rule", async () => {
+    const threadId = `dump-${randomUUID()}`;
+    const out = await runClient("1.0.0", {
+      url: `${server.url}/api/agents/dumper/run`,
+      input: { threadId, messages: [{ id: "u1", role: "user", content: "dump" }] },
+    });
+    expect(out.events.find((e) => e.type === "RUN_ERROR")?.message).toBeUndefined();
+    expect(out.events.at(-1)?.type).toBe("RUN_FINISHED");
+
+    const thread = (await (await fetch(`${server.url}/api/threads/${threadId}`)).json()) as ThreadView;
+    expect(thread.status).toBe("WAITING");
+    const results = thread.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+    expect(results[0]).toBe(`x${NUL_SIGN}y\uFFFD`);
+    expect(JSON.parse(results[1]!)).toEqual({ [`k${NUL_SIGN}`]: "\uFFFD", list: [`a${NUL_SIGN}`, "😀"] });
+    expect(JSON.parse(results[2]!)).toEqual({ error: `noisy failed: bad ${NUL_SIGN} \uFFFD` });
+    const { events } = (await (await fetch(`${server.url}/api/threads/${threadId}/events`)).json()) as { events: { type: string; data: { data?: string } }[] };
+    expect(events.filter((e) => e.type === "terminal.output").map((e) => e.data.data)).toEqual([`out${NUL_SIGN}put \uFFFD`]);
   });
 });
 
