@@ -104,7 +104,9 @@ function toolContext(ctx: RunContext, call: ToolCall, trace: InterruptTrace): To
     },
     async artifact(artifact) {
       live();
-      await writer.commit({ type: "artifact.written", data: { runId, toolCallId: call.id, ...artifact } });
+      // A diff quotes the file's old content, which the model did not write and may hold a NUL.
+      const diff = artifact.diff === undefined ? {} : { diff: toStorableText(artifact.diff) };
+      await writer.commit({ type: "artifact.written", data: { runId, toolCallId: call.id, ...artifact, ...diff } });
     },
     interrupt(ask) {
       live();

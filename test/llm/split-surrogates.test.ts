@@ -72,7 +72,7 @@ describe.each(backends())("model output that splits surrogate pairs, on %s", (ba
       },
     });
     // Tools whose output holds what the log cannot store: a string, a JSON result (values and
-    // keys), terminal output and an error message.
+    // keys), terminal output, an artifact's diff and an error message.
     const noArgs = z.object({});
     const raw = defineTool({ name: "raw", description: "raw", inputSchema: noArgs, execute: () => "x\u0000y\uD83D" });
     const nested = defineTool({ name: "nested", description: "nested", inputSchema: noArgs, execute: () => ({ "k\u0000": "\uDE00", list: ["a\u0000", "😀"] }) });
@@ -82,6 +82,7 @@ describe.each(backends())("model output that splits surrogate pairs, on %s", (ba
       inputSchema: noArgs,
       async execute(_args, ctx) {
         await ctx.terminal("out\u0000put \uD83D");
+        await ctx.artifact({ path: "a.txt", action: "edited", fileType: "txt", size: 2, diff: "-a\u0000\n+b\n" });
         throw new Error("bad \u0000 \uDC00");
       },
     });
@@ -126,7 +127,7 @@ describe.each(backends())("model output that splits surrogate pairs, on %s", (ba
     expect(streamed).toBe(`${first?.content}${last?.content}`);
   });
 
-  it("tool results, nested JSON, terminal output and a tool's error: stored by the same rule", async () => {
+  it("tool results, nested JSON, terminal output, a diff and a tool's error: stored by the same rule", async () => {
     const threadId = `dump-${randomUUID()}`;
     const out = await runClient("1.0.0", {
       url: `${server.url}/api/agents/dumper/run`,
@@ -141,8 +142,9 @@ describe.each(backends())("model output that splits surrogate pairs, on %s", (ba
     expect(results[0]).toBe(`x${NUL_SIGN}y\uFFFD`);
     expect(JSON.parse(results[1]!)).toEqual({ [`k${NUL_SIGN}`]: "\uFFFD", list: [`a${NUL_SIGN}`, "😀"] });
     expect(JSON.parse(results[2]!)).toEqual({ error: `noisy failed: bad ${NUL_SIGN} \uFFFD` });
-    const { events } = (await (await fetch(`${server.url}/api/threads/${threadId}/events`)).json()) as { events: { type: string; data: { data?: string } }[] };
+    const { events } = (await (await fetch(`${server.url}/api/threads/${threadId}/events`)).json()) as { events: { type: string; data: Record<string, unknown> }[] };
     expect(events.filter((e) => e.type === "terminal.output").map((e) => e.data.data)).toEqual([`out${NUL_SIGN}put \uFFFD`]);
+    expect(events.find((e) => e.type === "artifact.written")?.data).toMatchObject({ path: "a.txt", diff: `-a${NUL_SIGN}\n+b\n` });
   });
 });
 
