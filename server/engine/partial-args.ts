@@ -39,15 +39,15 @@ export function completeArguments(text: string): Record<string, unknown> | undef
   }
 }
 
-// NUL and lone UTF-16 surrogates (store/storable-text.ts): a string cut between the two halves
-// of a `\uD83D\uDE00` escape ends in a lone one. Skipped rather than replaced: the complete
-// arguments will carry the whole pair a moment later.
-
 /**
  * Whether `value` is JSON that the log can store: finite numbers, text Postgres accepts. A
  * predicted value that is not is skipped (the next one, or the complete arguments, will be):
  * appending it would fail the run for a preview. The walk is iterative: the value may be as deep
  * as the model made it.
+ *
+ * Text with NUL or a lone UTF-16 surrogate (store/storable-text.ts) is not storable: a string cut
+ * between the two halves of a `\uD83D\uDE00` escape ends in a lone one. Skipped rather than
+ * replaced: the complete arguments carry the whole pair a moment later.
  */
 export function isStorable(value: unknown): boolean {
   const stack: unknown[] = [value];
