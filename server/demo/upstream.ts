@@ -7,6 +7,7 @@
 import { LLMock } from "@copilotkit/aimock";
 import { approvalsFixtures } from "./approvals-fixtures.ts";
 import { demoFixtures } from "./fixtures.ts";
+import { CHAT_COMPLETIONS_PATH, wholeCodePoints } from "./whole-code-points.ts";
 
 export interface DemoUpstreamOptions {
   /** 0 (the default) picks a free port. */
@@ -23,7 +24,7 @@ export interface DemoUpstream {
   stop(): Promise<void>;
 }
 
-/** Characters per streamed chunk: small enough that text arrives word by word. */
+/** UTF-16 units per streamed chunk (whole code points: whole-code-points.ts): small enough that text arrives word by word. */
 const CHUNK_SIZE = 8;
 
 export async function startDemoUpstream(opts: DemoUpstreamOptions = {}): Promise<DemoUpstream> {
@@ -38,6 +39,8 @@ export async function startDemoUpstream(opts: DemoUpstreamOptions = {}): Promise
   });
   // The approvals agent's script first: it answers only requests that offer that agent's tools.
   mock.addFixtures([...approvalsFixtures(), ...demoFixtures()]);
+  // aimock slices by UTF-16 units: this keeps each surrogate pair inside one frame.
+  mock.mount(CHAT_COMPLETIONS_PATH, wholeCodePoints());
   const base = await mock.start();
   return { url: `${base.replace(/\/$/, "")}/v1`, stop: () => mock.stop() };
 }

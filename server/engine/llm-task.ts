@@ -11,6 +11,8 @@ import { ModelError } from "../models/errors.ts";
 import { LlmAnswer } from "./llm-answer.ts";
 import { toModelMessages } from "../models/from-agui.ts";
 import type { ModelTool } from "../models/model.ts";
+import { storableParts } from "../models/storable-parts.ts";
+import { toStorableText } from "../store/storable-text.ts";
 import type { RunContext } from "./run-context.ts";
 import { stateForModel } from "./state-context.ts";
 
@@ -52,11 +54,14 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
 
   const answer = new LlmAnswer(ctx, taskId);
   try {
-    const stream = ctx.model.stream({
-      messages: toModelMessages(ctx.messages, system),
-      tools: modelTools(ctx),
-      signal: ctx.signal,
-    });
+    // Every model's deltas reach the log through the one rule for text it cannot store.
+    const stream = storableParts(
+      ctx.model.stream({
+        messages: toModelMessages(ctx.messages, system),
+        tools: modelTools(ctx),
+        signal: ctx.signal,
+      }),
+    );
     for await (const part of stream) answer.take(part);
   } catch (err) {
     throw failed(ctx, taskId, answer, err);
@@ -80,7 +85,8 @@ function failed(ctx: RunContext, taskId: string, answer: LlmAnswer, err: unknown
   answer.keepPartial();
   if (reason) return new RunAborted(reason);
   const code = err instanceof ModelError ? err.code : "LLM_ERROR";
-  const message = err instanceof Error ? err.message : String(err);
+  // A provider's error text is the model's output too: it must not fail the append that reports it.
+  const message = toStorableText(err instanceof Error ? err.message : String(err));
   ctx.writer.emit({ type: "task.failed", data: { runId: ctx.runId, taskId, error: { code, message } } });
   return new RunFailure(code, `The model request failed: ${message}`, { cause: err });
 }

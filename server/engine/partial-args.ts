@@ -9,6 +9,7 @@
  * partial-json accepts and JSON does not, are refused.
  */
 import { Allow, parse } from "partial-json";
+import { UNSTORABLE_TEXT } from "../store/storable-text.ts";
 
 const PARTIAL = Allow.STR | Allow.ARR | Allow.OBJ | Allow.NULL | Allow.BOOL;
 
@@ -38,29 +39,29 @@ export function completeArguments(text: string): Record<string, unknown> | undef
   }
 }
 
-// NUL and lone UTF-16 surrogates: jsonb refuses them (as server/http/limits.ts explains), and a
-// string cut between the two halves of a `\uD83D\uDE00` escape ends in a lone one.
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /**
  * Whether `value` is JSON that the log can store: finite numbers, text Postgres accepts. A
  * predicted value that is not is skipped (the next one, or the complete arguments, will be):
  * appending it would fail the run for a preview. The walk is iterative: the value may be as deep
  * as the model made it.
+ *
+ * Text with NUL or a lone UTF-16 surrogate (store/storable-text.ts) is not storable: a string cut
+ * between the two halves of a `\uD83D\uDE00` escape ends in a lone one. Skipped rather than
+ * replaced: the complete arguments carry the whole pair a moment later.
  */
 export function isStorable(value: unknown): boolean {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
     if (typeof v === "string") {
-      if (UNSTORABLE.test(v)) return false;
+      if (UNSTORABLE_TEXT.test(v)) return false;
     } else if (typeof v === "number") {
       if (!Number.isFinite(v)) return false;
     } else if (Array.isArray(v)) {
       for (const x of v) stack.push(x); // not push(...v): a long array would overflow the arguments
     } else if (isPlainObject(v)) {
       for (const [k, x] of Object.entries(v)) {
-        if (UNSTORABLE.test(k)) return false;
+        if (UNSTORABLE_TEXT.test(k)) return false;
         stack.push(x);
       }
     } else if (v !== null && typeof v !== "boolean") {

@@ -8,6 +8,7 @@
  */
 import type { ContentPart } from "@ag-ui/core";
 import { z } from "zod";
+import { storableJsonMember, toStorableText } from "../store/storable-text.ts";
 
 const McpContentSchema = z.object({
   content: z
@@ -20,14 +21,19 @@ const McpContentSchema = z.object({
     .min(1),
 });
 
-/** The tool message's content for a tool's return value. */
+/**
+ * The tool message's content for a tool's return value, every string in it made storable
+ * (store/storable-text.ts): a tool may return whatever it read, NUL and broken pairs included.
+ */
 export function toolResultContent(value: unknown): string | ContentPart[] {
-  if (typeof value === "string") return value;
+  if (typeof value === "string") return toStorableText(value);
   const media = McpContentSchema.safeParse(value);
   if (media.success && media.data.content.some((p) => p.type === "image")) {
     return media.data.content.map((p): ContentPart =>
-      p.type === "text" ? { type: "text", text: p.text } : { type: "image", source: { type: "data", value: p.data, mimeType: p.mimeType } },
+      p.type === "text"
+        ? { type: "text", text: toStorableText(p.text) }
+        : { type: "image", source: { type: "data", value: toStorableText(p.data), mimeType: toStorableText(p.mimeType) } },
     );
   }
-  return JSON.stringify(value ?? null);
+  return JSON.stringify(value ?? null, storableJsonMember);
 }

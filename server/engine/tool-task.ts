@@ -10,6 +10,7 @@ import type { ContentPart, ToolCall, ToolMessage } from "@ag-ui/core";
 import fjp, { type Operation } from "fast-json-patch";
 import type { ToolContext, ToolDefinition } from "../agents/define.ts";
 import { RunAborted } from "./errors.ts";
+import { storableJsonMember, toStorableText } from "../store/storable-text.ts";
 import { toolResultContent } from "./tool-content.ts";
 import { askInterrupt, checkApproval, endWaiting, type InterruptTrace } from "./tool-interrupts.ts";
 import type { EventOf } from "../../protocol/events.ts";
@@ -99,11 +100,14 @@ function toolContext(ctx: RunContext, call: ToolCall, trace: InterruptTrace): To
     },
     async terminal(data, stream = "stdout") {
       live();
-      writer.emit({ type: "terminal.output", data: { runId, toolCallId: call.id, stream, data } });
+      // Command output is decoded bytes and may hold NUL; a tool's own text may hold anything.
+      writer.emit({ type: "terminal.output", data: { runId, toolCallId: call.id, stream, data: toStorableText(data) } });
     },
     async artifact(artifact) {
       live();
-      await writer.commit({ type: "artifact.written", data: { runId, toolCallId: call.id, ...artifact } });
+      // A diff quotes the file's old content, which the model did not write and may hold a NUL.
+      const diff = artifact.diff === undefined ? {} : { diff: toStorableText(artifact.diff) };
+      await writer.commit({ type: "artifact.written", data: { runId, toolCallId: call.id, ...artifact, ...diff } });
     },
     interrupt(ask) {
       live();
@@ -148,7 +152,9 @@ export async function runToolTask(ctx: RunContext, call: ToolCall): Promise<Tool
 function parseArguments(tool: ToolDefinition, call: ToolCall): { ok: true; data: unknown } | ToolFailure {
   let raw: unknown;
   try {
-    raw = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
+    // Escapes in the model's JSON can still spell a NUL or half a pair (`"\u0000"`, `"\ud83d"`):
+    // the tool gets them replaced by the log's rule, so whatever it writes from them can be stored.
+    raw = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments, storableJsonMember);
   } catch {
     return {
       ok: false,
@@ -183,7 +189,8 @@ async function executeTool(ctx: RunContext, call: ToolCall, tool: ToolDefinition
     const reason = ctx.abortReason();
     if (reason) throw new RunAborted(reason);
     if (trace.raised) return endWaiting(ctx, taskId, trace.raised);
-    const message = err instanceof Error ? err.message : String(err);
+    // The error may quote what the tool read (a file, a command's stderr): the log's rule applies.
+    const message = toStorableText(err instanceof Error ? err.message : String(err));
     ctx.logger.warn({ err, tool: tool.name, runId }, "tool failed; its error goes back to the model");
     return recordResult(ctx, call, taskId, { ok: false, code: "TOOL_ERROR", message: `${tool.name} failed: ${message}` });
   }

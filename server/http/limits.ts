@@ -9,10 +9,13 @@
  *
  * Postgres-unsafe text is rejected, not normalised: NUL (U+0000) and lone UTF-16 surrogates are
  * refused by jsonb and text columns, and silently replacing them would store something other
- * than what the client sent (a message id or a tool argument changed behind its back).
+ * than what the client sent (a message id or a tool argument changed behind its back). Text the
+ * server produces itself (a model's output, a tool's) is normalised instead, by the same
+ * definition of unstorable (store/storable-text.ts).
  */
 import type { RequestHandler } from "express";
 import { InvalidRequestError, type Issue } from "../errors.ts";
+import { UNSTORABLE_TEXT } from "../store/storable-text.ts";
 
 export interface InputLimits {
   /** Nesting of objects and arrays; the body itself is depth 1. */
@@ -50,13 +53,9 @@ export function pointerToken(key: string): string {
   return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
-// Without the `u` flag the regex sees UTF-16 code units: a high surrogate not followed by a low
-// one, or a low one not preceded by a high one, is lone.
-const UNSAFE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** Why Postgres would refuse this text, or null when it would store it. */
 export function unsafeTextReason(s: string): string | null {
-  const m = UNSAFE.exec(s);
+  const m = UNSTORABLE_TEXT.exec(s);
   if (!m) return null;
   return m[0] === "\u0000"
     ? "contains a NUL character (U+0000), which Postgres cannot store; remove it or escape it in your own encoding"

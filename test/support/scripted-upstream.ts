@@ -29,8 +29,8 @@ export interface ChatRequestBody {
 export interface ScriptedReply {
   /** Text, one streamed chunk per piece. */
   text?: string[];
-  /** Tool calls, streamed after the text: one chunk opening each call, one with its arguments. */
-  toolCalls?: { id: string; name: string; arguments: string }[];
+  /** Tool calls, streamed after the text: one chunk opening each call, then one per piece of its arguments. */
+  toolCalls?: { id: string; name: string; arguments: string | string[] }[];
   /** Pause before each text piece. */
   chunkDelayMs?: number;
   /** After this many text pieces (each of these counts), wait until `release()` or the client leaves. */
@@ -204,7 +204,7 @@ export async function startScriptedUpstream(script: Script = () => ({ text: ["ok
     const calls = reply.toolCalls ?? [];
     for (const [index, call] of calls.entries()) {
       res.write(sseChunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-      res.write(sseChunk({ tool_calls: [{ index, function: { arguments: call.arguments } }] }));
+      for (const piece of [call.arguments].flat()) res.write(sseChunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
     res.write(sseChunk({}, calls.length > 0 ? "tool_calls" : "stop"));
     res.write(usageChunk(text.length));
