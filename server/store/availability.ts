@@ -15,8 +15,10 @@ function failureOf(err: unknown): DatabaseFailure {
   const { code, message } = err as { code?: unknown; message?: unknown };
   const text = typeof message === "string" ? message : "";
   if (code === "ECONNREFUSED") return "refused";
-  if (code === "ECONNRESET" || code === "EPIPE" || /Connection terminated/i.test(text)) return "reset";
+  // Before "Connection terminated": pg ends a connect that timed out with "Connection terminated
+  // due to connection timeout", a silent database rather than a reset one.
   if (code === "ETIMEDOUT" || /timeout/i.test(text)) return "silent";
+  if (code === "ECONNRESET" || code === "EPIPE" || /Connection terminated/i.test(text)) return "reset";
   return "unreachable";
 }
 
