@@ -65,7 +65,14 @@ export function copilotkitHandler(deps: CopilotkitHandlerDeps): Router {
       if (!res.writableFinished) gone.abort();
     });
     try {
-      await sendFetchResponse(res, await handle(toFetchRequest(req, gone.signal)));
+      const response = await handle(toFetchRequest(req, gone.signal));
+      // The runtime answers a failure of the runner's stop or isRunning with its own 500 ("Failed
+      // to stop agent", with the error's message): when the runner failed, it is answered as
+      // every route answers it instead (a database outage: 503 DATABASE_UNAVAILABLE). Runs and
+      // connects report their failures inside the stream (runner.ts), never through here.
+      const failure = runner.failure();
+      if (failure !== undefined && response.status >= 500) return next(failure.error);
+      await sendFetchResponse(res, response);
     } catch (err) {
       next(err);
     }

@@ -55,6 +55,7 @@ export class ThreadlineAgentRunner extends AgentRunner {
   readonly #deps: ThreadlineRunnerDeps;
   readonly #tenantId: string;
   readonly #mountPath: string;
+  #failure: { error: unknown } | undefined;
 
   constructor({ tenantId, mountPath, ...deps }: ThreadlineRunnerOptions) {
     super();
@@ -93,18 +94,39 @@ export class ThreadlineAgentRunner extends AgentRunner {
     });
   }
 
-  async isRunning({ threadId }: AgentRunnerIsRunningRequest): Promise<boolean> {
-    const thread = await this.#deps.store.getThread(threadId, this.#tenantId);
-    return thread !== null && isActive(thread.status);
+  isRunning({ threadId }: AgentRunnerIsRunningRequest): Promise<boolean> {
+    return this.#recorded(async () => {
+      const thread = await this.#deps.store.getThread(threadId, this.#tenantId);
+      return thread !== null && isActive(thread.status);
+    });
   }
 
   /** True when a cancel was recorded for the active run (the log carries it to its executor). */
-  async stop({ threadId, runId }: AgentRunnerStopRequest): Promise<boolean> {
-    const thread = await this.#deps.store.getThread(threadId, this.#tenantId);
-    if (!thread || !isActive(thread.status)) return false;
-    if (runId !== undefined && thread.activeRunId !== runId) return false;
-    await this.#deps.engine.cancel(threadId);
-    return true;
+  stop({ threadId, runId }: AgentRunnerStopRequest): Promise<boolean> {
+    return this.#recorded(async () => {
+      const thread = await this.#deps.store.getThread(threadId, this.#tenantId);
+      if (!thread || !isActive(thread.status)) return false;
+      if (runId !== undefined && thread.activeRunId !== runId) return false;
+      await this.#deps.engine.cancel(threadId);
+      return true;
+    });
+  }
+
+  /**
+   * The first failure of stop or isRunning in this request, for the handler to answer (the
+   * runtime would make any of them a 500 of its own). Boxed, so that a thrown `undefined` counts.
+   */
+  failure(): { error: unknown } | undefined {
+    return this.#failure;
+  }
+
+  async #recorded<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      this.#failure ??= { error: err };
+      throw err;
+    }
   }
 
   /**

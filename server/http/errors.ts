@@ -19,6 +19,14 @@ export function zodIssues(issues: readonly { path: readonly PropertyKey[]; messa
 }
 
 /**
+ * Retry-After of a 503 the database caused: about the pool-acquire bound (DB_CONNECT_TIMEOUT_MS,
+ * 5 s by default), the time a request waits for the database before giving up. Rejected: 1 s,
+ * which during an outage only multiplies the requests that each wait that bound; and longer, which
+ * keeps clients away past a database restart (a few seconds).
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
  * The store knows nothing of HTTP, so its errors are mapped here, by code. Faults of the
  * database (not of the request) are 503: the client may retry; a request never makes them.
  */
@@ -31,6 +39,7 @@ const STORE_STATUS: Record<StoreErrorCode, number> = {
   ADMISSION_REFUSED: 409,
   LEASE_LOST: 409,
   STORE_NOT_READY: 503,
+  DATABASE_UNAVAILABLE: 503,
   STORE_CLOSED: 503,
   APPEND_FAILED: 503,
   COMMIT_OUTCOME_UNKNOWN: 503,
@@ -40,6 +49,9 @@ function storeMessage(err: StoreError): string {
   if (err.code === "THREAD_NOT_FOUND") return `There is no thread "${(err as StoreError & { threadId: string }).threadId}". A thread is created by its first run.`;
   if (err.code === "THREAD_NOT_OWNED") {
     return `There is no thread "${(err as StoreError & { threadId: string }).threadId}" for this API key, and its id is taken: start the conversation with another threadId.`;
+  }
+  if (err.code === "DATABASE_UNAVAILABLE") {
+    return `${err.message} Try again after the Retry-After delay; GET /readyz says when the database answers again.`;
   }
   if (STORE_STATUS[err.code] === 503) return "The database could not complete this request. Try again in a few seconds; GET /readyz says when the server is ready.";
   return err.message;
@@ -82,9 +94,9 @@ export function errorHandler(log: { error: (obj: object, msg: string) => void })
       req.socket.destroy();
       return;
     }
-    if (err instanceof ServiceUnavailableError) res.setHeader("Retry-After", String(err.retryAfterSeconds));
     const known = describeError(err, req.baseUrl);
     if (known) {
+      if (known.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(known.retryAfterSeconds));
       if (known.status >= 500) log.error({ err, method: req.method, path: req.path }, "a database fault answered a request");
       return sendError(res, known.status, known.code, known.message, known.details);
     }
@@ -98,6 +110,8 @@ export interface DescribedError {
   code: string;
   message: string;
   details: Record<string, unknown>;
+  /** for a 503: when to try again (the Retry-After header) */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -107,11 +121,15 @@ export interface DescribedError {
  * CopilotKit runner's RUN_ERROR), so a refusal reads the same whichever door it came through.
  */
 export function describeError(err: unknown, apiBase: string = DEFAULT_API_BASE): DescribedError | undefined {
+  if (err instanceof ServiceUnavailableError) {
+    return { status: err.status, code: err.code, message: err.messageAt(apiBase), details: err.details, retryAfterSeconds: err.retryAfterSeconds };
+  }
   if (err instanceof ThreadlineError) return { status: err.status, code: err.code, message: err.messageAt(apiBase), details: err.details };
   if (err instanceof StoreError) {
     // Another tenant's thread answers exactly as a missing one.
     const code = err.code === "THREAD_NOT_OWNED" ? "THREAD_NOT_FOUND" : err.code;
-    return { status: STORE_STATUS[err.code], code, message: storeMessage(err), details: {} };
+    const status = STORE_STATUS[err.code];
+    return { status, code, message: storeMessage(err), details: {}, ...(status === 503 && { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }) };
   }
   const e = (typeof err === "object" && err !== null ? err : {}) as HttpishError;
   const known = e.type !== undefined ? BODY_PARSER[e.type] : undefined;

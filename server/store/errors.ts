@@ -12,6 +12,7 @@ export type StoreErrorCode =
   | "STORE_CLOSED"
   | "INVALID_CURSOR"
   | "STORE_NOT_READY"
+  | "DATABASE_UNAVAILABLE"
   | "ADMISSION_REFUSED";
 
 export abstract class StoreError extends Error {
@@ -120,6 +121,33 @@ export class StoreNotReadyError extends StoreError {
   readonly code = "STORE_NOT_READY";
   constructor(detail: string, options?: ErrorOptions) {
     super(`The event store is not ready: ${detail}`, options);
+  }
+}
+
+/** How a database was unavailable: what a client may be told (pg's own words go to `cause`). */
+export type DatabaseFailure = "refused" | "reset" | "silent" | "unreachable";
+
+const FAILURE_TEXT: Record<DatabaseFailure, string> = {
+  refused: "it refused the connection",
+  reset: "it reset the connection",
+  silent: "it did not answer in time",
+  unreachable: "it could not be reached",
+};
+
+/**
+ * The database could not be reached, or did not answer within the bound of the operation: it
+ * refused the connection, reset it, or went silent. Nothing of the operation was committed (a
+ * commit whose outcome is unknown is CommitOutcomeUnknownError instead). Produced in one place,
+ * the guard every statement of the store passes (availability.ts); `cause` is what pg said.
+ */
+export class DatabaseUnavailableError extends StoreError {
+  override readonly name = "DatabaseUnavailableError";
+  readonly code = "DATABASE_UNAVAILABLE";
+  constructor(
+    readonly failure: DatabaseFailure,
+    options?: ErrorOptions,
+  ) {
+    super(`The database is unavailable (${FAILURE_TEXT[failure]}); nothing was written.`, options);
   }
 }
 

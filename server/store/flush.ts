@@ -9,7 +9,7 @@
  */
 import { runIdOf, type StoredEvent, type WorkflowEvent } from "../../protocol/events.ts";
 import { planBatch, type BatchPlan, type PendingAppend } from "./batch.ts";
-import { AdmissionRefusedError, AppendError, LeaseLostError, ThreadNotFoundError } from "./errors.ts";
+import { AdmissionRefusedError, AppendError, DatabaseUnavailableError, LeaseLostError, ThreadNotFoundError } from "./errors.ts";
 import { isTransientError, sqlStateOf, withRetry } from "./retry.ts";
 import { appendBatch, appendedThreads, insertAdmittedThreads, type AppendedThread } from "./sql/events.ts";
 import type { WriterDeps, WriterOptions } from "./writer.ts";
@@ -52,7 +52,9 @@ async function rejectOrSplit(deps: WriterDeps, opts: WriterOptions, batch: Queue
     for (const one of batch) await flush(deps, opts, [one]);
     return;
   }
-  for (const a of batch) a.reject(new AppendError(a.threadId, a.events.length, err));
+  // An unreachable database keeps its own error (the caller answers 503 DATABASE_UNAVAILABLE);
+  // AppendError is for a batch the database itself refused.
+  for (const a of batch) a.reject(err instanceof DatabaseUnavailableError ? err : new AppendError(a.threadId, a.events.length, err));
 }
 
 /**

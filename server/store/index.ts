@@ -31,6 +31,8 @@ export { DEFAULT_SCHEMA } from "./schema.ts";
 export {
   AppendError,
   CommitOutcomeUnknownError,
+  DatabaseUnavailableError,
+  type DatabaseFailure,
   InvalidCursorError,
   LeaseLostError,
   StoreClosedError,

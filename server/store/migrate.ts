@@ -9,7 +9,7 @@
  * directory is not next to the code.
  */
 import type { Db } from "./db.ts";
-import { coerceError, StoreNotReadyError } from "./errors.ts";
+import { coerceError, DatabaseUnavailableError, StoreNotReadyError } from "./errors.ts";
 import { MIGRATIONS } from "./migrations.generated.ts";
 import { withRetry } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
@@ -56,12 +56,18 @@ export async function migrate(db: Db, schema: SchemaNames): Promise<void> {
   }
 }
 
-/** Readiness: throws StoreNotReadyError unless every known migration is applied. */
+/**
+ * Readiness: throws DatabaseUnavailableError when the database cannot be reached, else
+ * StoreNotReadyError unless every known migration is applied.
+ */
 export async function assertMigrated(db: Db, schema: SchemaNames): Promise<void> {
   let applied: number;
   try {
     applied = await selectLatestMigration(db, schema.ident);
   } catch (err) {
+    // An unreachable database is that, not a missing schema: "run migrate()" would send the
+    // reader after the wrong fault.
+    if (err instanceof DatabaseUnavailableError) throw err;
     throw new StoreNotReadyError(`cannot read ${schema.name}.migrations; run migrate() first`, { cause: err });
   }
   const expected = latestMigrationId();

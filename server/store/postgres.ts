@@ -131,6 +131,7 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   return postgresStore(opts, schema, onError, {
     db: poolDb(pool, writerPool),
     leaseDb: poolDb(leasePool),
+    readWaitMs: timeouts.connectMs,
     listenClient: connectionConfig(opts.connectionString, `${appName}:listen:${schema.name}`, timeouts, timeouts.lockMs),
   });
 }
@@ -140,12 +141,13 @@ function postgresStore(
   opts: PostgresStoreOptions,
   schema: SchemaNames,
   onError: (err: Error) => void,
-  conn: { db: Db; leaseDb?: Db; listenClient: PgListenerOptions["client"] },
+  conn: { db: Db; leaseDb?: Db; readWaitMs: number; listenClient: PgListenerOptions["client"] },
 ): EventStore {
   return createEventStore({
     kind: "postgres",
     db: opts.instrument ? opts.instrument(conn.db) : conn.db,
     ...(conn.leaseDb && { leaseDb: conn.leaseDb }),
+    readWaitMs: conn.readWaitMs,
     schema,
     writer: opts.writer,
     retry: opts.retry,
@@ -190,6 +192,9 @@ function createStoreOnPool(opts: PostgresStoreOptions & { pool: pg.Pool }): Even
   };
   return postgresStore(opts, schema, onError, {
     db,
+    // The pool's own acquire bound, as for the store's pools; a pool without one (0, pg's
+    // "wait forever") gets the default, so that a read still ends.
+    readWaitMs: (pool.options as pg.PoolConfig).connectionTimeoutMillis || DEFAULT_DB_TIMEOUTS.connectMs,
     async listenClient() {
       const client = await pool.connect();
       // Destroyed, not returned: a session that LISTENs must not serve the pool's next query.

@@ -3,7 +3,7 @@
  * total time: an outage shorter than that bound pauses the caller, a longer one fails it.
  * Everything else (constraint violations, bad data, unknown commit outcome) fails at once.
  */
-import { CommitOutcomeUnknownError, StoreClosedError } from "./errors.ts";
+import { CommitOutcomeUnknownError, DatabaseUnavailableError, StoreClosedError } from "./errors.ts";
 
 /** The message of pg's client-side query timeout (`query_timeout`), which has no code. */
 export const QUERY_TIMEOUT_MESSAGE = /Query read timeout/;
@@ -14,11 +14,11 @@ export function isQueryTimeout(err: unknown): boolean {
   return typeof message === "string" && QUERY_TIMEOUT_MESSAGE.test(message);
 }
 
-/** SQLSTATEs after which running the whole transaction again is safe and may succeed. */
-const RETRYABLE_SQLSTATES: ReadonlyMap<string, string> = new Map([
-  ["40001", "serialization_failure"],
-  ["40P01", "deadlock_detected"],
-  ["55P03", "lock_not_available"],
+/**
+ * SQLSTATEs of a database that cannot be reached or is going away: the session is gone, or none
+ * could be opened. Running the transaction again on a new connection is safe and may succeed.
+ */
+const CONNECTION_SQLSTATES: ReadonlyMap<string, string> = new Map([
   ["53300", "too_many_connections"],
   ["57P01", "admin_shutdown"],
   ["57P02", "crash_shutdown"],
@@ -30,8 +30,15 @@ const RETRYABLE_SQLSTATES: ReadonlyMap<string, string> = new Map([
   ["08006", "connection_failure"],
 ]);
 
+/** SQLSTATEs of contention: the database answers, and the same transaction again may succeed. */
+const CONTENTION_SQLSTATES: ReadonlyMap<string, string> = new Map([
+  ["40001", "serialization_failure"],
+  ["40P01", "deadlock_detected"],
+  ["55P03", "lock_not_available"],
+]);
+
 /** Socket errors (Node errno codes) of a connection that broke or could not be opened. */
-const RETRYABLE_ERRNOS: ReadonlySet<string> = new Set([
+const CONNECTION_ERRNOS: ReadonlySet<string> = new Set([
   "ECONNRESET",
   "ECONNREFUSED",
   "EPIPE",
@@ -51,6 +58,19 @@ const CONNECTION_MESSAGES = [
   QUERY_TIMEOUT_MESSAGE,
 ];
 
+/**
+ * Whether this error itself (not its causes) says the database could not be reached or stopped
+ * answering: refused, reset, terminated, or silent past a client-side timeout. The one test of
+ * "the database is unavailable"; availability.ts turns such an error into DatabaseUnavailableError.
+ */
+export function isConnectionFailure(err: unknown): boolean {
+  if (err === null || typeof err !== "object") return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && (CONNECTION_SQLSTATES.has(code) || CONNECTION_ERRNOS.has(code))) return true;
+  const message = (err as { message?: unknown }).message;
+  return typeof message === "string" && CONNECTION_MESSAGES.some((re) => re.test(message));
+}
+
 /** The SQLSTATE of a database error, if the server sent one. */
 export function sqlStateOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
@@ -60,10 +80,9 @@ export function sqlStateOf(err: unknown): string | undefined {
 export function isTransientError(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (e instanceof CommitOutcomeUnknownError) return false;
+    if (e instanceof DatabaseUnavailableError || isConnectionFailure(e)) return true;
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && (RETRYABLE_SQLSTATES.has(code) || RETRYABLE_ERRNOS.has(code))) return true;
-    const message = (e as { message?: unknown }).message;
-    if (typeof message === "string" && CONNECTION_MESSAGES.some((re) => re.test(message))) return true;
+    if (typeof code === "string" && CONTENTION_SQLSTATES.has(code)) return true;
   }
   return false;
 }
@@ -114,7 +133,7 @@ export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions = {}
  */
 export function isStoreUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof CommitOutcomeUnknownError || e instanceof StoreClosedError) return true;
+    if (e instanceof CommitOutcomeUnknownError || e instanceof StoreClosedError || e instanceof DatabaseUnavailableError) return true;
     if (isTransientError(e)) return true;
   }
   return false;

@@ -11,7 +11,8 @@ import { InvalidCursorError, ThreadNotFoundError, ThreadNotOwnedError } from "./
 import type { DoorbellListener } from "./listener.ts";
 import { follow, LiveFeed, LOG_PAGE_SIZE } from "./live.ts";
 import { assertMigrated, migrate } from "./migrate.ts";
-import { sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
+import { guardDb, withinWait } from "./availability.ts";
+import { DEFAULT_RETRY_MAX_MS, sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts";
 import { selectAdmissionView } from "./sql/admission-view.ts";
@@ -53,6 +54,13 @@ export interface StoreParts {
   listener: (handlers: DoorbellHandlers) => DoorbellListener;
   writer?: WriterOptions;
   retry?: RetryOptions;
+  /**
+   * How long a read waits for a database that does not answer before it rejects with
+   * DatabaseUnavailableError, retries included (Postgres: the pool-acquire bound,
+   * DB_CONNECT_TIMEOUT_MS). A request answers 503 then rather than after the whole retry bound.
+   * Absent (PGlite, in this process): no such wait.
+   */
+  readWaitMs?: number;
 }
 
 const DEFAULT_PAGE = 50;
@@ -60,14 +68,25 @@ const MAX_PAGE = 500;
 const FOREIGN_KEY_VIOLATION = "23503";
 
 export function createEventStore(parts: StoreParts): EventStore {
-  const { db, schema } = parts;
-  const leaseDb = parts.leaseDb ?? db;
+  const { schema } = parts;
+  // Every statement of the store, the writer's and the leases' included, passes the one guard.
+  const db = guardDb(parts.db);
+  const leaseDb = parts.leaseDb ? guardDb(parts.leaseDb) : db;
   const s = schema.ident;
   const instanceId = randomUUID();
   const feed = new LiveFeed();
   /** Rung only by other processes' appends (FollowOptions.foreignOnly): nothing is handed to it. */
   const foreignFeed = new LiveFeed();
   const retry = <T>(fn: () => Promise<T>) => withRetry(fn, parts.retry);
+  // Reads (what requests wait on) retry only within readWaitMs and give up on a silent socket
+  // then too. Writes keep the whole retry bound: a run in flight pauses through an outage that
+  // short, and a write cannot be abandoned without maybe committing later.
+  const waitMs = parts.readWaitMs;
+  const readRetry =
+    waitMs === undefined
+      ? retry
+      : <T>(fn: () => Promise<T>) =>
+          withinWait(withRetry(fn, { ...parts.retry, maxElapsedMs: Math.min(parts.retry?.maxElapsedMs ?? DEFAULT_RETRY_MAX_MS, waitMs) }), waitMs);
   let closed = false;
 
   const listener = parts.listener({
@@ -96,7 +115,7 @@ export function createEventStore(parts: StoreParts): EventStore {
   );
 
   const read = (threadId: string, after: number, limit: number | null) =>
-    retry(() => readEvents(db, s, threadId, after, limit));
+    readRetry(() => readEvents(db, s, threadId, after, limit));
 
   return {
     kind: parts.kind,
@@ -128,11 +147,11 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),
 
-    readCheckpoint: (threadId) => retry(() => selectCheckpoint(db, s, threadId)),
+    readCheckpoint: (threadId) => readRetry(() => selectCheckpoint(db, s, threadId)),
 
-    admissionView: (threadId, runId) => retry(() => selectAdmissionView(db, s, threadId, runId)),
+    admissionView: (threadId, runId) => readRetry(() => selectAdmissionView(db, s, threadId, runId)),
 
-    countAfter: (threadId, after) => retry(() => countEventsAfter(db, s, threadId, after)),
+    countAfter: (threadId, after) => readRetry(() => countEventsAfter(db, s, threadId, after)),
 
     follow: (threadId, after, signal, opts) =>
       follow(
@@ -150,12 +169,12 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     followerCount: () => feed.size + foreignFeed.size,
 
-    getThread: (threadId, tenantId) => retry(() => selectThread(db, s, threadId, tenantId ?? null)),
+    getThread: (threadId, tenantId) => readRetry(() => selectThread(db, s, threadId, tenantId ?? null)),
 
     async listThreads(filter = {}) {
       const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(filter.limit ?? DEFAULT_PAGE)));
       const before = filter.before ? decodeCursor(filter.before) : null;
-      const page = await retry(() =>
+      const page = await readRetry(() =>
         selectThreadPage(db, s, {
           tenantId: filter.tenantId ?? null,
           agentId: filter.agentId ?? null,
@@ -178,7 +197,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       return outcome;
     },
 
-    getRun: (threadId, runId) => retry(() => selectRun(db, s, threadId, runId)),
+    getRun: (threadId, runId) => readRetry(() => selectRun(db, s, threadId, runId)),
 
     async enqueueRun(threadId, runId, input) {
       try {

@@ -8,8 +8,8 @@
  * under load and costs nothing when idle.
  *
  * An append resolves once its batch committed, or rejects: ThreadNotFoundError for a thread that
- * does not exist (the rest of the batch is written), AppendError with the database error as
- * `cause` otherwise. Transient errors are retried with backoff first. When a batch fails on its
+ * does not exist (the rest of the batch is written), DatabaseUnavailableError when the database
+ * could not be reached, AppendError with the database error as `cause` otherwise. Transient errors are retried with backoff first. When a batch fails on its
  * data (one append carrying, say, a \u0000 that jsonb refuses), its appends are written one by
  * one, so that one bad append does not fail the others.
  */

@@ -45,7 +45,7 @@ function closed(s: net.Socket): Promise<string | undefined> {
 }
 
 describe("tcp proxy", () => {
-  it("passes, delays, resets, refuses and blackholes", async () => {
+  it("passes, delays, resets, refuses, resets every connection and blackholes", async () => {
     const a = await connect();
     expect(await roundTrip(a, "hello")).toBe("hello");
 
@@ -60,6 +60,16 @@ describe("tcp proxy", () => {
     await proxy.setMode("refuse");
     await expect(connect()).rejects.toMatchObject({ code: "ECONNREFUSED" });
     await proxy.setMode("pass");
+
+    // Reset mode: an open connection is reset on entering it, and a new one once accepted.
+    const open = await connect();
+    const openGone = closed(open);
+    await proxy.setMode("reset");
+    expect(await openGone).toBe("ECONNRESET");
+    // Reset during the handshake or just after it, as the scheduler has it: either way, a reset.
+    expect(await closed(net.connect(proxy.port, "127.0.0.1"))).toBe("ECONNRESET");
+    await proxy.setMode("pass");
+
     const b = await connect();
     expect(await roundTrip(b, "back")).toBe("back");
 

@@ -5,6 +5,8 @@
  *   pass       forward both ways (optionally delaying every chunk)
  *   reset()    reset every open connection (RST), then go on in the current mode
  *   refuse     close the listening socket: new connections get ECONNREFUSED
+ *   reset      reset every open connection, and every new one as soon as it is accepted (RST):
+ *              a database that keeps dropping connections (a crash loop, a proxy in front of it)
  *   blackhole  keep every socket open and forward nothing, either way, new connections included
  *              (a failover, a dead NAT: packets dropped, no reset)
  *
@@ -13,7 +15,7 @@
  */
 import net from "node:net";
 
-export type ProxyMode = "pass" | "refuse" | "blackhole";
+export type ProxyMode = "pass" | "refuse" | "reset" | "blackhole";
 
 interface Pair {
   client: net.Socket;
@@ -84,6 +86,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
 
   const onConnection = (client: net.Socket) => {
     accepted++;
+    if (mode === "reset") {
+      client.resetAndDestroy();
+      return;
+    }
     const upstream = net.connect(target.port, target.host);
     const pair = { client, upstream };
     pairs.add(pair);
@@ -149,6 +155,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       // at the protocol level, so they end (as they would when the network came back).
       if (mode === "blackhole") reset();
       mode = next;
+      if (next === "reset") reset();
       if (next === "refuse" && wasListening) stopListening();
       if (next !== "refuse" && !wasListening) await listen();
     },

@@ -1,11 +1,15 @@
 /** Liveness, readiness (the database answers and is migrated) and Prometheus metrics. */
 import { Router } from "express";
 import type { Metrics } from "../../metrics.ts";
+import { DatabaseUnavailableError, StoreError } from "../../store/errors.ts";
 import type { EventStore } from "../../store/types.ts";
+import { DATABASE_RETRY_AFTER_SECONDS } from "../errors.ts";
 
 /**
  * How long /readyz waits for the database. A silent socket would otherwise hold the probe until
- * the client query timeout (DB_STATEMENT_TIMEOUT_MS + 1 s), longer than a load balancer waits.
+ * the client query timeout (DB_STATEMENT_TIMEOUT_MS + 1 s), and a pool with no free connection
+ * until the pool-acquire bound (DB_CONNECT_TIMEOUT_MS, 5 s): both longer than a load balancer
+ * waits for a probe.
  */
 export const READY_TIMEOUT_MS = 2_000;
 
@@ -31,6 +35,34 @@ function pinger(store: EventStore, ms: number): () => Promise<void> {
   };
 }
 
+/**
+ * Why the server is not ready, always naming the database: `cause` "database" and the code a
+ * request would get (DATABASE_UNAVAILABLE when it cannot be reached or does not answer,
+ * STORE_NOT_READY when it answers but the schema is not this code's).
+ */
+function notReady(err: unknown): { cause: "database"; code: string; error: string } {
+  if (err instanceof PingTimeoutError) {
+    return {
+      cause: "database",
+      code: "DATABASE_UNAVAILABLE",
+      error: `The database did not answer (${err.message}). Check that it is up and reachable from this host (network, failover, connection limits); runs pause meanwhile.`,
+    };
+  }
+  if (err instanceof DatabaseUnavailableError) {
+    return {
+      cause: "database",
+      code: err.code,
+      error: `${err.message} Check that it is up and reachable from this host (DATABASE_URL, network, failover, connection limits); runs pause meanwhile.`,
+    };
+  }
+  const what = err instanceof Error ? err.message : String(err);
+  return {
+    cause: "database",
+    code: err instanceof StoreError ? err.code : "STORE_NOT_READY",
+    error: `The database is not ready: ${what}. Check DATABASE_URL and that the database accepts connections.`,
+  };
+}
+
 export function healthRoutes({ store, metrics }: { store: EventStore; metrics: Metrics }): Router {
   const router = Router();
   const ping = pinger(store, READY_TIMEOUT_MS);
@@ -42,15 +74,8 @@ export function healthRoutes({ store, metrics }: { store: EventStore; metrics: M
       await ping();
       res.json({ ok: true, store: store.kind });
     } catch (err) {
-      const what = err instanceof Error ? err.message : String(err);
-      res.status(503).json({
-        ok: false,
-        store: store.kind,
-        error:
-          err instanceof PingTimeoutError
-            ? `The database did not answer (${what}). Check that it is up and reachable from this host (network, failover, connection limits); runs pause meanwhile.`
-            : `The database is not ready: ${what}. Check DATABASE_URL and that the database accepts connections.`,
-      });
+      res.setHeader("Retry-After", String(DATABASE_RETRY_AFTER_SECONDS));
+      res.status(503).json({ ok: false, store: store.kind, ...notReady(err) });
     }
   });
   router.get("/metrics", async (_req, res) => {
