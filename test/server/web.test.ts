@@ -129,7 +129,7 @@ describe.each(backends())("the edge on %s", (backend) => {
 
   describe("requests that used to reach a 500", () => {
     it.each([
-      ["GET", "/api/threads?cursor=abc", {}, 400, "INVALID_CURSOR"],
+      ["GET", "/api/threads?cursor=abc", {}, 400, "INVALID_QUERY"],
       ["GET", "/api/threads?agentId=%00", {}, 400, "UNSAFE_TEXT"],
       ["GET", "/api/threads/x/events", { accept: "text/event-stream", "last-event-id": "abc" }, 400, "INVALID_CURSOR"],
       ["GET", "/api/threads/x/events", { accept: "text/event-stream", "last-event-id": "1e400" }, 400, "INVALID_CURSOR"],
