@@ -55,6 +55,7 @@ export class ThreadlineAgentRunner extends AgentRunner {
   readonly #deps: ThreadlineRunnerDeps;
   readonly #tenantId: string;
   readonly #mountPath: string;
+  #failure: unknown;
 
   constructor({ tenantId, mountPath, ...deps }: ThreadlineRunnerOptions) {
     super();
@@ -100,11 +101,25 @@ export class ThreadlineAgentRunner extends AgentRunner {
 
   /** True when a cancel was recorded for the active run (the log carries it to its executor). */
   async stop({ threadId, runId }: AgentRunnerStopRequest): Promise<boolean> {
-    const thread = await this.#deps.store.getThread(threadId, this.#tenantId);
-    if (!thread || !isActive(thread.status)) return false;
-    if (runId !== undefined && thread.activeRunId !== runId) return false;
-    await this.#deps.engine.cancel(threadId);
-    return true;
+    try {
+      const thread = await this.#deps.store.getThread(threadId, this.#tenantId);
+      if (!thread || !isActive(thread.status)) return false;
+      if (runId !== undefined && thread.activeRunId !== runId) return false;
+      await this.#deps.engine.cancel(threadId);
+      return true;
+    } catch (err) {
+      this.#failure ??= err;
+      throw err;
+    }
+  }
+
+  /**
+   * What a call outside a stream threw (stop), for the handler: the runtime answers it with a 500
+   * carrying the error's text, and the handler answers with this error instead (a store fault
+   * is a 503, and no database text reaches the client).
+   */
+  get failure(): unknown {
+    return this.#failure;
   }
 
   /**
