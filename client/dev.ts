@@ -12,10 +12,14 @@ const CLIENT = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(CLIENT);
 
 const tsx = path.join(ROOT, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
+// The pages come from Vite's port, and the server checks a browser's Origin against its own
+// address and ALLOWED_ORIGINS (never the proxied Host header): Vite's origins are allowed here.
+const vitePort = process.env.VITE_PORT ?? "5173";
+const allowedOrigins = [process.env.ALLOWED_ORIGINS, `http://localhost:${vitePort}`, `http://127.0.0.1:${vitePort}`].filter(Boolean).join(",");
 const server = spawn(tsx, ["watch", "--clear-screen=false", "server/main.ts"], {
   cwd: ROOT,
   stdio: "inherit",
-  env: { ...process.env, PORT: process.env.PORT ?? "3000" },
+  env: { ...process.env, PORT: process.env.PORT ?? "3000", ALLOWED_ORIGINS: allowedOrigins },
 });
 
 const vite = await createServer({ configFile: path.join(CLIENT, "vite.config.ts") });

@@ -3,16 +3,19 @@
  *
  * Ours rather than the runtime's Express adapter because the runtime is built per request
  * (handler.ts) and that adapter builds an Express Router each time it is called, about a
- * millisecond of CPU per request; and because the URL given to the runtime is the one below
- * the mount (req.url), whatever the mount, where the adapter uses req.originalUrl for a body
- * that was parsed already and req.url otherwise.
+ * millisecond of CPU per request; and because the URL given to the runtime is the route the
+ * handler checked, whatever the mount, where the adapter passes the client's own URL
+ * (req.originalUrl for a body that was parsed already, req.url otherwise).
  */
 import { once } from "node:events";
 import { Readable } from "node:stream";
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
 
-/** The request as the runtime reads it; `signal` aborts when the client goes away. */
-export function toFetchRequest(req: ExpressRequest, signal: AbortSignal): Request {
+/**
+ * The request as the runtime reads it, at `path` (the route the handler checked, not the
+ * client's URL); `signal` aborts when the client goes away.
+ */
+export function toFetchRequest(req: ExpressRequest, path: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -29,7 +32,7 @@ export function toFetchRequest(req: ExpressRequest, signal: AbortSignal): Reques
       init.duplex = "half";
     }
   }
-  return new Request(new URL(req.url, "http://localhost"), init);
+  return new Request(new URL(path, "http://localhost"), init);
 }
 
 /** Writes the runtime's answer, waiting for the socket to drain between chunks. */

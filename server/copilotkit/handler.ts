@@ -15,10 +15,10 @@ import type { AbstractAgent } from "@ag-ui/client-0059";
 import { CopilotRuntime, createCopilotRuntimeHandler } from "@copilotkit/runtime/v2";
 import express, { Router, type RequestHandler, type Response } from "express";
 import type { AgentRegistry } from "../agents/define.ts";
-import { NotFoundError } from "../errors.ts";
+import { InvalidRequestError, NotFoundError } from "../errors.ts";
 import { callerTenant } from "../http/auth.ts";
 import { errorHandler } from "../http/errors.ts";
-import { validatePathIds } from "../http/ids.ts";
+import { validateBodyIds, validatePathIds } from "../http/ids.ts";
 import { ThreadlineAgent } from "./agent.ts";
 import { sendFetchResponse, toFetchRequest } from "./fetch-bridge.ts";
 import { ThreadlineAgentRunner, type ThreadlineRunnerDeps, unknownAgent } from "./runner.ts";
@@ -43,43 +43,97 @@ function mountOf(res: Response): string {
 export function copilotkitHandler(deps: CopilotkitHandlerDeps): Router {
   const router = Router();
   router.use((req, res, next) => {
-    // Below, nested mounts (`/agent/:agentId`) extend req.baseUrl; record the handler's own.
     res.locals[MOUNT_LOCAL] = req.baseUrl;
     next();
   });
   router.use(deps.auth);
   // A body an outer parser already read is left as it is (body-parser skips a consumed stream).
   router.use(express.json({ limit: deps.maxBodyBytes ?? 4 * 1024 * 1024, type: "application/json" }));
-  router.use("/agent/:agentId", validatePathIds("agentId"), requireKnownAgent(deps.agents));
+  const runtime = toRuntime(deps);
+  const agentPath = [validatePathIds("agentId"), requireKnownAgent(deps.agents)];
+  // The routes CopilotKit's client calls, and no others. The runtime matches a path by its last
+  // segments, so `/<anything>/agent/:agentId/run` reached it past the checks mounted on
+  // `/agent/:agentId`; here each route checks its ids, and the runtime is handed the canonical
+  // path rebuilt from the checked values, never the client's. Rejected: mirroring the runtime's
+  // suffix matching, which would have to follow its router release by release.
+  router.get("/info", runtime(() => "/info"));
+  router.get("/inspector-metadata", runtime(() => "/inspector-metadata"));
+  for (const verb of ["run", "connect", "suggest"] as const) {
+    router.post(`/agent/:agentId/${verb}`, ...agentPath, validateBodyIds("threadId", "runId"), runtime((p) => `/agent/${encodeURIComponent(p.agentId!)}/${verb}`));
+  }
+  router.post(
+    "/agent/:agentId/stop/:threadId",
+    validatePathIds("agentId", "threadId"),
+    requireKnownAgent(deps.agents),
+    validateBodyIds("runId"),
+    runtime((p) => `/agent/${encodeURIComponent(p.agentId!)}/stop/${encodeURIComponent(p.threadId!)}`),
+  );
   // Our runtime has no transcription service; its own answer would be a 503 for a bad request.
   router.all("/transcribe", (_req, _res, next) => {
     next(new NotFoundError("NOT_FOUND", "This server's CopilotKit runtime has no transcription service: transcribe audio in your own app."));
   });
-  router.use(async (req, res, next) => {
-    const runner = new ThreadlineAgentRunner({ ...deps, tenantId: callerTenant(res), mountPath: mountOf(res) });
-    const runtime = new CopilotRuntime({ runner, agents: inProcessAgents(deps.agents, runner) });
-    // basePath "/": the request's URL is the part below this handler's mount (req.url).
-    const handle = createCopilotRuntimeHandler({ runtime, basePath: "/", cors: false, activateChannels: false });
-    const gone = new AbortController();
-    res.once("close", () => {
-      if (!res.writableFinished) gone.abort();
-    });
-    try {
-      const response = await handle(toFetchRequest(req, gone.signal));
-      // The runtime answers a failure of the runner's stop or isRunning with its own 500 ("Failed
-      // to stop agent", with the error's message): when the runner failed, it is answered as
-      // every route answers it instead (a database outage: 503 DATABASE_UNAVAILABLE). Runs and
-      // connects report their failures inside the stream (runner.ts), never through here.
-      const failure = runner.failure();
-      if (failure !== undefined && response.status >= 500) return next(failure.error);
-      await sendFetchResponse(res, response);
-    } catch (err) {
-      next(err);
-    }
-  });
+  router.use((req, res, next) => next(noRoute(req.method, req.path, mountOf(res))));
   // JSON errors whatever the host app's error handling; the same shape as the rest of the API.
   router.use(errorHandler(deps.logger));
   return router;
+}
+
+/**
+ * The runtime for one request, at `path(req.params)`: a runner bound to the caller's tenant, our
+ * agents on it, and CopilotKit's Fetch handler. Only the path, the method, the headers and the
+ * body reach it (no query: none of these routes reads one).
+ */
+function toRuntime(deps: CopilotkitHandlerDeps) {
+  return (path: (params: Record<string, string | undefined>) => string): RequestHandler =>
+    async (req, res, next) => {
+      const runner = new ThreadlineAgentRunner({ ...deps, tenantId: callerTenant(res), mountPath: mountOf(res) });
+      const runtime = new CopilotRuntime({ runner, agents: inProcessAgents(deps.agents, runner) });
+      const handle = createCopilotRuntimeHandler({ runtime, basePath: "/", cors: false, activateChannels: false });
+      const gone = new AbortController();
+      res.once("close", () => {
+        if (!res.writableFinished) gone.abort();
+      });
+      try {
+        const response = await handle(toFetchRequest(req, path(req.params as Record<string, string | undefined>), gone.signal));
+        if (response.status >= 400 && !response.headers.get("content-type")?.includes("event-stream")) {
+          return next(runtimeRefusal(response.status, await response.text(), runner.failure()));
+        }
+        await sendFetchResponse(res, response);
+      } catch (err) {
+        next(err);
+      }
+    };
+}
+
+/**
+ * The runtime's own error answers, in the API's error shape: its 4xx (a stop body with other
+ * keys, a connect body that is no RunAgentInput) keep their status and reason; its 5xx carry the
+ * failing error's text (a database's, say), so they become what our runner threw, or a logged
+ * 500 that hides it.
+ */
+function runtimeRefusal(status: number, text: string, failure: { error: unknown } | undefined): Error {
+  if (status >= 500) return failure?.error instanceof Error ? failure.error : new Error(`CopilotKit's runtime answered ${status}: ${text.slice(0, 500)}`);
+  let reason = "";
+  try {
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
+    reason = [body.error, body.message].filter((v) => typeof v === "string").join(": ");
+  } catch {
+    reason = "";
+  }
+  const what = reason ? `CopilotKit's runtime refused the request (${reason.slice(0, 300)})` : "CopilotKit's runtime refused the request";
+  return new InvalidRequestError(`COPILOTKIT_HTTP_${status}`, `${what}. Check the body against the route: run and connect take a RunAgentInput, stop takes {} or { "runId": "..." }.`, undefined, status);
+}
+
+/** Anything else under the mount: a JSON 404 that lists the routes, never the host app's page. */
+function noRoute(method: string, path: string, mount: string): NotFoundError {
+  // A single-route client (useSingleEndpoint) POSTs its envelope to the mount itself.
+  const singleRoute = method === "POST" && (path === "/" || path === "")
+    ? " This runtime is multi-route: drop useSingleEndpoint from the CopilotKit provider."
+    : "";
+  return new NotFoundError(
+    "NOT_FOUND",
+    `No CopilotKit route ${method} ${mount}${path}.${singleRoute} The routes are GET ${mount}/info, POST ${mount}/agent/<agentId>/run, .../connect, .../suggest and .../stop/<threadId>.`,
+  );
 }
 
 function inProcessAgents(agents: AgentRegistry, runner: ThreadlineAgentRunner): Record<string, AbstractAgent> {

@@ -183,6 +183,7 @@ async function begin(
     state,
     afterSeq: stored[stored.length - 1]!.seq,
     fold,
+    modelRequests: 0, // a run just admitted has made none
   });
   // A stream may start from the fold only between runs (Projector.at); an admitted thread is
   // settled, so this holds unless its log ended a run without the lifecycle noticing.

@@ -43,14 +43,18 @@ export function modelTools(ctx: RunContext): ModelTool[] {
   return [...backend, ...frontend];
 }
 
-/** Runs LLM request number `turn` of the run and returns the messages it added. */
+/** Runs LLM request number `turn` of the run (counted across recoveries) and returns the messages it added. */
 export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message[]> {
   const { runId, writer } = ctx;
   // Before the task opens: a render function that throws fails the run with its own code.
   const system = systemPrompt(ctx);
-  // The turn number restarts when a recovered run resumes: the random tail keeps task ids unique.
+  // The random tail keeps task ids unique should two attempts ever share a number.
   const taskId = `${runId}:llm:${turn}:${ctx.ids.message().slice(-8)}`;
-  writer.emit({ type: "task.created", data: { runId, taskId, kind: "llm", name: `llm-request-${turn}` } });
+  // Committed before the model hears of it: a recovery counts the run's requests from these
+  // events (maxTurns), so none may reach the upstream unrecorded, even if this process dies next.
+  // Rejected: emitting it with the stream's first events, which left a request the log lacked
+  // whenever the process died before that commit. Costs one commit's wait per request.
+  await writer.commit({ type: "task.created", data: { runId, taskId, kind: "llm", name: `llm-request-${turn}` } });
 
   const answer = new LlmAnswer(ctx, taskId);
   try {

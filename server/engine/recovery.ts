@@ -31,7 +31,7 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
   const log = core.logger.child({ threadId, runId: row.activeRunId });
   try {
     if (row.status === "CANCELLING") return await settleCancelled(core, threadId);
-    const { fold, accepted, startedRuns } = await foldForRecovery(core, row);
+    const { fold, accepted, startedRuns, modelRequests } = await foldForRecovery(core, row);
     const agent = core.agents.get(row.agentId);
     if (!accepted) {
       log.warn("claimed a thread with no run to recover; releasing it");
@@ -47,7 +47,7 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
       log.info("failed a run whose instance stopped heartbeating (agent onRecovery: fail)");
       return;
     }
-    await resumeRun(core, row, agent, accepted, startedRuns.has(runId), fold, log);
+    await resumeRun(core, row, agent, accepted, { started: startedRuns.has(runId), modelRequests: modelRequests.get(runId) ?? 0 }, fold, log);
   } catch (err) {
     log.error({ err }, "recovery failed; the lease will expire and another sweep will retry");
   }
@@ -55,19 +55,24 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
 
 /**
  * The thread folded to its end, and the run to recover: the active one, else the last accepted.
- * Only what recovery decides on is kept of the events after the checkpoint: the runs accepted and
- * the runs started (the tail of a long run is thousands of stream events).
+ * Only what recovery decides on is kept of the events after the checkpoint: the runs accepted,
+ * the runs started, and the model requests each run made (task.created of kind "llm"), which its
+ * maxTurns counts on from (the tail of a long run is thousands of stream events). A run's events
+ * all follow the checkpoint, which is written at a run's end. Rejected: a request counter of its
+ * own in the runs table, a second record of what the log already says.
  */
 async function foldForRecovery(core: EngineCore, row: ThreadRow) {
   const acceptedRuns: EventOf<"run.accepted">[] = [];
   const startedRuns = new Set<string>();
+  const modelRequests = new Map<string, number>();
   const fold = await foldThread(core.store, row.threadId, {
     onEvent: (e) => {
       if (e.type === "run.accepted") acceptedRuns.push(e);
       else if (e.type === "workflow.started") startedRuns.add(e.data.runId);
+      else if (e.type === "task.created" && e.data.kind === "llm") modelRequests.set(e.data.runId, (modelRequests.get(e.data.runId) ?? 0) + 1);
     },
   });
-  return { fold, accepted: lastAccepted(acceptedRuns, row.activeRunId), startedRuns };
+  return { fold, accepted: lastAccepted(acceptedRuns, row.activeRunId), startedRuns, modelRequests };
 }
 
 /** Ends the run as failed under this instance's lease; the commit frees the lease. */
@@ -84,7 +89,7 @@ async function resumeRun(
   { threadId, tenantId }: ThreadRow,
   agent: AgentDefinition,
   accepted: EventOf<"run.accepted">,
-  started: boolean,
+  { started, modelRequests }: { started: boolean; modelRequests: number },
   fold: Reconstructor,
   log: Logger,
 ): Promise<void> {
@@ -108,6 +113,7 @@ async function resumeRun(
     state: snapshot.state,
     afterSeq: stored[0]!.seq,
     fold,
+    modelRequests,
   });
 }
 

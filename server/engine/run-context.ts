@@ -39,6 +39,12 @@ export interface RunContext {
    * run's own commits keep current): what needsApproval and ctx.interrupt() decide from.
    */
   interrupts: ReadonlyMap<string, InterruptRecord>;
+  /**
+   * Model requests the log records for this run before this executor took it up: 0 for a fresh
+   * run, the count of its task.created (kind "llm") for a recovered one. maxTurns counts on from
+   * it, so a run that changes instances never gets more requests than its agent allows.
+   */
+  modelRequests: number;
   /** Set by a tool through ToolContext.complete: the run ends COMPLETED after it. */
   completion?: { result?: unknown };
   model: Model;

@@ -16,7 +16,7 @@ import { runLoop, type RunOutcome } from "./run-loop.ts";
 import { RunWriter } from "./run-writer.ts";
 
 /** What a run starts from: the parts of its RunContext read from the log or the request. */
-export type ExecuteParams = Pick<RunContext, "threadId" | "tenantId" | "runId" | "agent" | "frontendTools" | "context" | "forwardedProps" | "messages" | "state"> & {
+export type ExecuteParams = Pick<RunContext, "threadId" | "tenantId" | "runId" | "agent" | "frontendTools" | "context" | "forwardedProps" | "messages" | "state" | "modelRequests"> & {
   /** The log position up to which this executor already knows the thread. */
   afterSeq: number;
   /**
@@ -181,6 +181,7 @@ export class RunExecutor {
       messages: [...p.messages],
       interrupts: p.fold.interrupts(),
       state: p.state,
+      modelRequests: p.modelRequests,
       writer,
       signal: local.controller.signal,
       abortReason: () => local.reason,

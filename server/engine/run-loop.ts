@@ -9,7 +9,8 @@
  *                                      needs the user ends the run, WAITING for the interrupt
  *   unresolved frontend tool calls? -> end the run, WAITING for the client's results
  *   last message an answer?         -> end the run, WAITING for input
- *   otherwise                       -> one more LLM request (up to maxTurns per run)
+ *   otherwise                       -> one more LLM request (up to maxTurns per run, counted
+ *                                      from the log's task.created, so across recoveries)
  */
 import type { AssistantMessage, Message, ToolCall } from "@ag-ui/core";
 import { InterruptRaised, RunAborted, RunFailure, type AbortReason } from "./errors.ts";
@@ -76,7 +77,8 @@ function answeredInterruptCalls(ctx: RunContext): ToolCall[] {
 }
 
 export async function runLoop(ctx: RunContext): Promise<RunOutcome> {
-  let llmRequests = 0;
+  // The requests this run made before (another instance's, before a recovery) count too.
+  let llmRequests = ctx.modelRequests;
   try {
     for (;;) {
       const answered = answeredInterruptCalls(ctx);

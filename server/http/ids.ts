@@ -38,3 +38,25 @@ export function validatePathIds(...names: string[]): RequestHandler {
     next(new InvalidRequestError("INVALID_ID", `Fix the ids in the URL listed in \`issues\`: ids are 1-${ID_MAX} printable characters.`, issues));
   };
 }
+
+/**
+ * Checks the ids in `names` of a parsed JSON body, when present: each must be a string the id
+ * rule accepts. For doors whose body another library reads after us (CopilotKit's runtime): its
+ * own parse takes any string, and a NUL reached Postgres as a 500. Absent ids are left to the
+ * body's own schema, which says what is missing.
+ */
+export function validateBodyIds(...names: string[]): RequestHandler {
+  return (req, _res, next) => {
+    const body: unknown = req.body;
+    if (typeof body !== "object" || body === null || Array.isArray(body)) return next();
+    const issues = [];
+    for (const name of names) {
+      if (!Object.hasOwn(body, name)) continue;
+      const value = (body as Record<string, unknown>)[name];
+      const problem = typeof value === "string" ? idProblem(value) : "must be a string";
+      if (problem) issues.push({ path: name, message: problem });
+    }
+    if (issues.length === 0) return next();
+    next(new InvalidRequestError("INVALID_ID", `Fix the ids in the body listed in \`issues\`: ids are 1-${ID_MAX} printable characters.`, issues));
+  };
+}

@@ -21,6 +21,7 @@ import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.t
 import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseAllLeases, releaseLease } from "./sql/leases.ts";
 import { insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
 import { deleteThread, insertThread, selectThread, selectThreadPage, type ThreadKey } from "./sql/threads.ts";
+import { encodeThreadCursor, ThreadCursorSchema } from "./thread-cursor.ts";
 import type { EventStore } from "./types.ts";
 import { createWriter, type WriterOptions } from "./writer.ts";
 
@@ -186,7 +187,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       const more = page.threads.length > limit;
       return {
         threads: page.threads.slice(0, limit),
-        next: more ? encodeCursor(page.keys[limit - 1]!) : null,
+        next: more ? encodeThreadCursor(page.keys[limit - 1]!) : null,
       };
     },
 
@@ -236,22 +237,9 @@ export function createEventStore(parts: StoreParts): EventStore {
   };
 }
 
-/** The opaque page cursor: base64url of [updated_at in µs, thread id]. */
-function encodeCursor(key: ThreadKey): string {
-  return Buffer.from(JSON.stringify([key.updatedAtUs, key.threadId])).toString("base64url");
-}
-
+/** The cursor's key; a cursor ThreadCursorSchema refuses is the caller's error, before any statement. */
 function decodeCursor(cursor: string): ThreadKey {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(value) && value.length === 2) {
-      const [us, threadId] = value as unknown[];
-      if (typeof us === "string" && /^-?\d{1,19}$/.test(us) && typeof threadId === "string") {
-        return { updatedAtUs: us, threadId };
-      }
-    }
-  } catch {
-    // fall through
-  }
+  const parsed = ThreadCursorSchema.safeParse(cursor);
+  if (parsed.success) return parsed.data;
   throw new InvalidCursorError(cursor);
 }

@@ -107,6 +107,49 @@ describe.each(backends())("copilotkitHandler() mounted in an app that never list
     expect((await request(app).get("/")).text).toBe("my app");
   });
 
+  it("every id in every route passes the id rule, and any other path under the mount is a 404: each in the API's error shape, nothing written", async () => {
+    const rows = async () => (await store.listThreads({ limit: 200 })).threads.length;
+    const before = await rows();
+    const cases: [method: "get" | "post", path: string, body: object | undefined, status: number, code: string][] = [
+      // Ids in the path: the stop's thread id reached Postgres (NUL: a 500 carrying its error text).
+      ["post", "/agent/gated/stop/a%00b", {}, 400, "INVALID_ID"],
+      ["post", "/agent/gated/stop/a%01b", {}, 400, "INVALID_ID"],
+      ["post", `/agent/gated/stop/${"t".repeat(201)}`, {}, 400, "INVALID_ID"],
+      ["post", "/agent/a%00b/stop/t", {}, 400, "INVALID_ID"],
+      ["post", "/agent/a%00b/run", input("ok", "ok-r", "hi"), 400, "INVALID_ID"],
+      // Ids in the body, before the runtime reads it.
+      ["post", "/agent/gated/stop/t", { runId: "r\u0000" }, 400, "INVALID_ID"],
+      ["post", "/agent/gated/stop/t", { runId: 42 }, 400, "INVALID_ID"],
+      ["post", "/agent/gated/connect", input("a\u0000b", "r", ""), 400, "INVALID_ID"],
+      ["post", "/agent/gated/connect", input("t".repeat(201), "r", ""), 400, "INVALID_ID"],
+      ["post", "/agent/gated/run", input("a\u0001b", "r", "hi"), 400, "INVALID_ID"],
+      ["post", "/agent/gated/suggest", input("ok", "r\u0000", "hi"), 400, "INVALID_ID"],
+      // The runtime's own refusals, in our shape.
+      ["post", "/agent/gated/stop/t", { other: 1 }, 400, "COPILOTKIT_HTTP_400"],
+      // Segments before `agent`: the runtime matched them by their tail, past the checks.
+      ["post", "/prefix/agent/gated/run", input("prefixed", "prefixed-r", "hi"), 404, "NOT_FOUND"],
+      ["post", "/a/b/agent/__proto__/run", input("prefixed", "prefixed-r", "hi"), 404, "NOT_FOUND"],
+      ["post", "/prefix/agent/gated/stop/a%00b", {}, 404, "NOT_FOUND"],
+      ["post", "/prefix/agent/gated/connect", input("a\u0000b", "r", ""), 404, "NOT_FOUND"],
+      ["get", "/prefix/info", undefined, 404, "NOT_FOUND"],
+      ["get", "/threads", undefined, 404, "NOT_FOUND"],
+      ["post", "/threads/a%00b/archive", {}, 404, "NOT_FOUND"],
+      ["get", "/agent/gated/run", undefined, 404, "NOT_FOUND"],
+      ["post", "", { method: "agent/run", params: { agentId: "gated" }, body: {} }, 404, "NOT_FOUND"],
+    ];
+    for (const [method, path, body, status, code] of cases) {
+      const req = request(app)[method](`${MOUNT}${path}`).set(auth("acme"));
+      const res = body === undefined ? await req : await req.send(body);
+      const what = `${method} ${path.slice(0, 60)} -> ${res.text.slice(0, 200)}`;
+      expect(res.status, what).toBe(status);
+      expect(res.body?.error?.code, what).toBe(code);
+      expect(res.body.error.message.length, what).toBeGreaterThan(20);
+      expect(res.text, what).not.toMatch(/invalid byte sequence|0x00|UTF8|syntax|postgres/i);
+    }
+    expect(await store.getThread("prefixed")).toBeNull();
+    expect(await rows()).toBe(before);
+  });
+
   it("a run through the runtime is in the log, and every connect replays it; another tenant sees nothing", async () => {
     const first = await run("acme", "mount-1", "mount-1-r1", "hello there");
     expect(first.status).toBe(200);

@@ -163,13 +163,18 @@ function routes(existing: string): fc.Arbitrary<Case> {
     body("copilotkit connect", agent.map((a) => `/api/copilotkit/agent/${a}/connect`)),
     fc.tuple(agent, threadId, badFraming).map(([a, t, h]) => ({ route: "copilotkit stop", method: "POST", path: `/api/copilotkit/agent/${a}/stop/${t}`, headers: h, body: "{}" })),
     body("copilotkit envelope", fc.constant("/api/copilotkit")),
-    fc.tuple(fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH"), junkSegment, fc.constantFrom("info", "threads", "transcribe", "agent", "", "x/y/z")).map(([m, s, sub]) => ({
-      route: "copilotkit other",
-      method: m,
-      path: `/api/copilotkit/${sub}${sub ? "/" : ""}${s}`,
-      headers: m === "GET" ? {} : J,
-      body: m === "GET" ? undefined : JSON.stringify({ method: "agent/run", params: { agentId: "__proto__" }, body: {} }),
-    })),
+    fc.tuple(fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH"), junkSegment, fc.constantFrom("info", "threads", "transcribe", "agent", "", "x/y/z", "x/agent/default/run", "x/agent/default/stop")).map(([m, s, sub]) => {
+      const body = JSON.stringify({ method: "agent/run", params: { agentId: "__proto__" }, body: {} });
+      return {
+        route: "copilotkit other",
+        method: m,
+        path: `/api/copilotkit/${sub}${sub ? "/" : ""}${s}`,
+        // A length: node:http frames no body of a DELETE by itself, and its unframed bytes would
+        // reach the server as a second, garbled request (Node's own bare 400).
+        headers: m === "GET" ? {} : { ...J, "content-length": String(Buffer.byteLength(body)) },
+        body: m === "GET" ? undefined : body,
+      };
+    }),
   );
 }
 
@@ -226,7 +231,8 @@ describe.each(backends())("fuzz on %s", (backendName) => {
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         expect(res.status, `${c.method} ${c.path.slice(0, 120)} -> ${res.text.slice(0, 300)}`).toBeLessThan(500);
         expect(res.status).toBeGreaterThanOrEqual(200);
-        if (res.status >= 400 && res.contentType.includes("json") && !c.path.startsWith("/api/copilotkit")) {
+        // Every refusal, under the CopilotKit mount too, is in the API's error shape.
+        if (res.status >= 400) {
           expect(res.json?.error?.code, res.text.slice(0, 200)).toEqual(expect.any(String));
         }
         expect(await counts()).toEqual(before);

@@ -5,12 +5,27 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemoUpstream } from "../../server/demo/upstream.ts";
+import { socketOrigins } from "../../server/http/web.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 import { send } from "./raw-http.ts";
 
 const J = { "content-type": "application/json" };
 const run = (threadId: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ threadId, runId: `r-${threadId}`, messages: [{ id: `m-${threadId}`, role: "user", content: "hi" }], ...extra });
+
+describe("socketOrigins: this server's origins from the connection's local address", () => {
+  it("loopback gives the three loopback names at the port; another interface gives its own address", () => {
+    const loop = ["http://localhost:3000", "https://localhost:3000", "http://127.0.0.1:3000", "https://127.0.0.1:3000", "http://[::1]:3000", "https://[::1]:3000"];
+    expect(socketOrigins("127.0.0.1", 3000).sort()).toEqual([...loop].sort());
+    expect(socketOrigins("::ffff:127.0.0.1", 3000).sort()).toEqual([...loop].sort());
+    expect(socketOrigins("::1", 3000).sort()).toEqual([...loop].sort());
+    expect(socketOrigins("::ffff:192.168.1.5", 8080)).toEqual(["http://192.168.1.5:8080", "https://192.168.1.5:8080"]);
+    expect(socketOrigins("fe80::1", 3000)).toEqual(["http://[fe80::1]:3000", "https://[fe80::1]:3000"]);
+    // A default port is absent from an Origin header, as browsers send it.
+    expect(socketOrigins("127.0.0.1", 80)).toContain("http://localhost");
+    expect(socketOrigins(undefined, undefined)).toEqual([]);
+  });
+});
 
 describe.each(backends())("the edge on %s", (backend) => {
   let upstream: Awaited<ReturnType<typeof startDemoUpstream>>;
@@ -66,12 +81,32 @@ describe.each(backends())("the edge on %s", (backend) => {
     });
 
     it("the server's own origin, an allowed one, and none at all pass; reads are not checked", async () => {
-      const host = new URL(server.url).host;
-      for (const origin of [`http://${host}`, "https://app.example.com", "http://localhost:5173", undefined]) {
+      const { port } = new URL(server.url);
+      const own = [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, `http://LOCALHOST:${port}/`];
+      for (const origin of [...own, "https://app.example.com", "http://localhost:5173", undefined]) {
         const res = await send(server.url, { method: "POST", path: "/api/threads/nope/cancel", headers: origin ? { origin } : {} });
         expect(res.status, String(origin)).toBe(404);
       }
       expect((await send(server.url, { method: "GET", path: "/api/threads", headers: { origin: "https://evil.example" } })).status).toBe(200);
+    });
+
+    it("DNS rebinding: Host and Origin both evil.example at our port get 403 on every state-changing route, and nothing is written", async () => {
+      const { port } = new URL(server.url);
+      const rebound = { host: `evil.example:${port}`, origin: `http://evil.example:${port}` };
+      const res = await send(server.url, { method: "POST", path: "/api/agents/default/run", headers: { ...J, ...rebound }, body: run("t-rebind") });
+      expect(res.status).toBe(403);
+      expect(res.json?.error).toMatchObject({ code: "ORIGIN_NOT_ALLOWED", origin: rebound.origin });
+      expect(res.json?.error?.message).toMatch(/ALLOWED_ORIGINS/);
+      await noThread("t-rebind");
+      for (const [method, path] of [["POST", "/api/threads/t-rebind/cancel"], ["DELETE", "/api/threads/t-rebind"], ["POST", "/api/copilotkit/agent/default/run"]] as const) {
+        const r = await send(server.url, { method, path, headers: { ...J, ...rebound }, body: method === "POST" ? run("t-rebind") : undefined });
+        expect(r.status, path).toBe(403);
+        expect(r.json?.error?.code, path).toBe("ORIGIN_NOT_ALLOWED");
+      }
+      // Another port of our own host name is another origin too.
+      const otherPort = await send(server.url, { method: "POST", path: "/api/threads/nope/cancel", headers: { origin: `http://127.0.0.1:${Number(port) + 1}` } });
+      expect(otherPort.status).toBe(403);
+      await noThread("t-rebind");
     });
   });
 
@@ -129,7 +164,7 @@ describe.each(backends())("the edge on %s", (backend) => {
 
   describe("requests that used to reach a 500", () => {
     it.each([
-      ["GET", "/api/threads?cursor=abc", {}, 400, "INVALID_CURSOR"],
+      ["GET", "/api/threads?cursor=abc", {}, 400, "INVALID_QUERY"],
       ["GET", "/api/threads?agentId=%00", {}, 400, "UNSAFE_TEXT"],
       ["GET", "/api/threads/x/events", { accept: "text/event-stream", "last-event-id": "abc" }, 400, "INVALID_CURSOR"],
       ["GET", "/api/threads/x/events", { accept: "text/event-stream", "last-event-id": "1e400" }, 400, "INVALID_CURSOR"],

@@ -12,6 +12,7 @@ import { isActive, isSettled, ThreadStatusSchema } from "../../../protocol/statu
 import type { Engine } from "../../engine/engine.ts";
 import { foldThread } from "../../engine/thread-fold.ts";
 import type { Metrics } from "../../metrics.ts";
+import { encodeThreadCursor, ThreadCursorSchema } from "../../store/thread-cursor.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
 import { parseSeqCursor } from "../cursor.ts";
@@ -23,7 +24,8 @@ const ListQuerySchema = z.object({
   agentId: z.string().min(1).optional(),
   status: ThreadStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).optional(),
+  /** Checked and decoded here (bounds, no NUL, the format): a bad cursor is a 400 before any read. */
+  cursor: ThreadCursorSchema.optional(),
 });
 
 const ThreadQuerySchema = z.object({
@@ -80,7 +82,8 @@ function listThreads({ store }: ThreadRoutesDeps): RequestHandler {
       agentId: q.data.agentId,
       status: q.data.status,
       limit: q.data.limit,
-      before: q.data.cursor,
+      // The store's filter takes the opaque text: the key the schema read, written back.
+      before: q.data.cursor && encodeThreadCursor(q.data.cursor),
     });
     res.json({ threads: page.threads.map(threadJson), next: page.next });
   };
