@@ -79,7 +79,30 @@ export interface Location {
 
 /** Closes a handle that was opened for a walk; an error here would hide the one being reported. */
 async function quietClose(fh: FileHandle): Promise<void> {
-  await fh.close().catch(() => {});
+  try {
+    await fh.close();
+  } catch {
+    // Closing a descriptor only fails for a bad descriptor: nothing left to release.
+  }
+}
+
+/**
+ * Runs `use` on the directory entry `name` of `dir`, opened without following a link, and closes
+ * it after; undefined, without calling `use`, when the entry is no directory any more (a walk
+ * that meets a swapped entry ends that branch).
+ */
+export async function withSubdir<T>(dir: FileHandle, name: string, use: (sub: FileHandle) => Promise<T>): Promise<T | undefined> {
+  let sub: FileHandle;
+  try {
+    sub = await openDirAt(dir, name);
+  } catch {
+    return undefined;
+  }
+  try {
+    return await use(sub);
+  } finally {
+    await quietClose(sub);
+  }
 }
 
 async function lstatAt(dir: FileHandle, name: string): Promise<Stats | null> {

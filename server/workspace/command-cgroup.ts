@@ -50,6 +50,20 @@ async function writeFile(file: string, value: string): Promise<void> {
   await fs.writeFile(file, value);
 }
 
+/**
+ * Writes a setting the machine may not offer (no swap accounting, the cpu controller not
+ * delegated, a parent that keeps its controllers): the limits that were set still hold, and the
+ * probe's trial group shows whether the essential ones (memory, pids) can be set at all.
+ */
+async function writeIfOffered(file: string, value: string): Promise<boolean> {
+  try {
+    await fs.writeFile(file, value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function readCount(file: string, key: string): Promise<number> {
   const text = await fs.readFile(file, "utf8").catch(() => "");
   const line = text.split("\n").find((l) => l.startsWith(`${key} `));
@@ -117,9 +131,9 @@ export class CommandCgroups {
         await fs.mkdir(found.dir, { recursive: true });
         // Controllers must be enabled for the parent's children; this fails where the server's
         // own cgroup keeps them to itself (v2's rule: no processes in an inner node).
-        await writeFile(path.join(path.dirname(found.dir), "cgroup.subtree_control"), "+memory +pids").catch(() => {});
+        await writeIfOffered(path.join(path.dirname(found.dir), "cgroup.subtree_control"), "+memory +pids");
         await writeFile(path.join(found.dir, "cgroup.subtree_control"), "+memory +pids");
-        await writeFile(path.join(found.dir, "cgroup.subtree_control"), "+cpu").catch(() => {});
+        await writeIfOffered(path.join(found.dir, "cgroup.subtree_control"), "+cpu");
       }
       const trial = await groups.create({ memoryBytes: 64 * 1024 * 1024, maxProcesses: 8, cpus: 1 });
       await trial.close();
@@ -144,9 +158,9 @@ export class CommandCgroups {
       const made = [dir];
       try {
         await writeFile(path.join(dir, "memory.max"), String(budget.memoryBytes));
-        await writeFile(path.join(dir, "memory.swap.max"), "0").catch(() => {}); // absent without swap accounting
+        await writeIfOffered(path.join(dir, "memory.swap.max"), "0");
         await writeFile(path.join(dir, "pids.max"), String(budget.maxProcesses));
-        await writeFile(path.join(dir, "cpu.max"), `${quota} ${CPU_PERIOD_US}`).catch(() => {}); // cpu not delegated: rlimit CPU still holds
+        await writeIfOffered(path.join(dir, "cpu.max"), `${quota} ${CPU_PERIOD_US}`);
       } catch (err) {
         await removeGroups(made);
         throw err;
@@ -165,8 +179,8 @@ export class CommandCgroups {
         made.push(dir);
       }
       await writeFile(path.join(dirs.memory, "memory.limit_in_bytes"), String(budget.memoryBytes));
-      // With swap, the limit above would only bound resident memory.
-      await writeFile(path.join(dirs.memory, "memory.memsw.limit_in_bytes"), String(budget.memoryBytes)).catch(() => {});
+      // With swap, the limit above would only bound resident memory (absent without swap accounting).
+      await writeIfOffered(path.join(dirs.memory, "memory.memsw.limit_in_bytes"), String(budget.memoryBytes));
       await writeFile(path.join(dirs.pids, "pids.max"), String(budget.maxProcesses));
       if (dirs.cpu) {
         await writeFile(path.join(dirs.cpu, "cpu.cfs_period_us"), String(CPU_PERIOD_US));

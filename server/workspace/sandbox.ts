@@ -265,8 +265,11 @@ export class Sandbox {
       if (group && (await group.oomKilled())) result.outOfMemory = true;
       return result;
     } finally {
-      // Best effort: a group left behind is empty (its processes were killed) and holds nothing.
-      await group?.close().catch(() => {});
+      try {
+        await group?.close();
+      } catch {
+        // Best effort: a group left behind is empty (its processes were killed) and holds nothing.
+      }
     }
   }
 

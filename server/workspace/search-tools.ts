@@ -8,7 +8,7 @@ import { defineTool, type ToolDefinition } from "../agents/define.ts";
 import { globMatcher } from "./glob.ts";
 import type { WorkspaceHost } from "./host.ts";
 import { FIND_MAX_RESULTS, FIND_MAX_VISITED, GREP_MAX_LINE_CHARS, GREP_OUTPUT_MAX_BYTES, GREP_TIMEOUT_MS, LS_MAX_ENTRIES } from "./limits.ts";
-import { joinRel, openDirAt, readDirOf } from "./beneath.ts";
+import { joinRel, readDirOf, withSubdir } from "./beneath.ts";
 import { fail, open, withWorkspace } from "./tool-support.ts";
 import { LISTING_SKIPPED_DIRS } from "./workspaces.ts";
 
@@ -116,14 +116,7 @@ export function findTool(host: () => WorkspaceHost): ToolDefinition {
             const childRel = joinRel(rel, e.name);
             const shown = joinRel(start.rel, childRel);
             if (match(childRel)) found.push(e.isDirectory() ? `${shown}/` : shown);
-            if (!e.isDirectory() || LISTING_SKIPPED_DIRS.has(e.name)) continue;
-            const child = await openDirAt(handle, e.name).catch(() => undefined);
-            if (!child) continue;
-            try {
-              await walk(child, childRel);
-            } finally {
-              await child.close();
-            }
+            if (e.isDirectory() && !LISTING_SKIPPED_DIRS.has(e.name)) await withSubdir(handle, e.name, (child) => walk(child, childRel));
           }
         };
         try {

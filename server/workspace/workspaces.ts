@@ -22,7 +22,7 @@ import type { FileHandle } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import { DEFAULT_TENANT } from "../tenant.ts";
-import { joinRel, lstatEntry, openDirAt, openTrustedDir, readDirOf } from "./beneath.ts";
+import { joinRel, lstatEntry, openDirAt, openTrustedDir, readDirOf, withSubdir } from "./beneath.ts";
 import { pathTextProblem } from "./paths.ts";
 
 /** Most files the workspace listing returns. */
@@ -269,14 +269,7 @@ export class Workspaces {
         }
         const childRel = joinRel(rel, e.name);
         if (e.isDirectory()) {
-          if (LISTING_SKIPPED_DIRS.has(e.name)) continue;
-          const child = await openDirAt(handle, e.name).catch(() => undefined);
-          if (!child) continue;
-          try {
-            await walk(child, childRel);
-          } finally {
-            await child.close();
-          }
+          if (!LISTING_SKIPPED_DIRS.has(e.name)) await withSubdir(handle, e.name, (child) => walk(child, childRel));
         } else if (e.isFile()) {
           const st = await lstatEntry(handle, e.name);
           if (st?.isFile()) files.push({ path: childRel, size: st.size, modifiedAt: st.mtime.toISOString(), fileType: fileTypeOf(e.name) });
