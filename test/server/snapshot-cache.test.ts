@@ -39,14 +39,22 @@ describe("SnapshotCache", () => {
     expect(cache.size).toBe(0);
     expect(await gaugeValue(metrics)).toBe(0);
     // Nobody holds it: the next reload builds again.
-    (await cache.acquire("k", async () => (builds++, bytesOf("k")))).release();
+    (
+      await cache.acquire("k", async () => {
+        builds++;
+        return bytesOf("k");
+      })
+    ).release();
     expect(builds).toBe(2);
   });
 
   it("at the bound, a reload of another key gets its own bytes, unshared and not kept", async () => {
     const cache = new SnapshotCache({ maxEntries: 1 });
     let builds = 0;
-    const build = (key: string) => async () => (builds++, bytesOf(key));
+    const build = (key: string) => async () => {
+      builds++;
+      return bytesOf(key);
+    };
     const held = await cache.acquire("a", build("a"));
     const first = await cache.acquire("b", build("b"));
     const second = await cache.acquire("b", build("b"));
