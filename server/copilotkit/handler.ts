@@ -19,8 +19,10 @@ import { NotFoundError } from "../errors.ts";
 import { callerTenant } from "../http/auth.ts";
 import { errorHandler } from "../http/errors.ts";
 import { validatePathIds } from "../http/ids.ts";
+import { SnapshotCache } from "../http/snapshot-cache.ts";
 import { ThreadlineAgent } from "./agent.ts";
 import { sendFetchResponse, toFetchRequest } from "./fetch-bridge.ts";
+import { copilotkitReload } from "./reload.ts";
 import { ThreadlineAgentRunner, type ThreadlineRunnerDeps, unknownAgent } from "./runner.ts";
 
 export interface CopilotkitHandlerDeps extends ThreadlineRunnerDeps {
@@ -31,6 +33,8 @@ export interface CopilotkitHandlerDeps extends ThreadlineRunnerDeps {
   auth: RequestHandler;
   /** The JSON body limit when nothing in front of the handler parsed the body. Default 4 MB. */
   maxBodyBytes?: number;
+  /** Reload snapshots shared with the connect route (reload.ts). Default: the handler's own. */
+  snapshots?: SnapshotCache;
 }
 
 const MOUNT_LOCAL = "threadlineCopilotkitMount";
@@ -51,6 +55,7 @@ export function copilotkitHandler(deps: CopilotkitHandlerDeps): Router {
   // A body an outer parser already read is left as it is (body-parser skips a consumed stream).
   router.use(express.json({ limit: deps.maxBodyBytes ?? 4 * 1024 * 1024, type: "application/json" }));
   router.use("/agent/:agentId", validatePathIds("agentId"), requireKnownAgent(deps.agents));
+  router.post("/agent/:agentId/connect", copilotkitReload({ ...deps, snapshots: deps.snapshots ?? new SnapshotCache({ metrics: deps.metrics }) }));
   // Our runtime has no transcription service; its own answer would be a 503 for a bad request.
   router.all("/transcribe", (_req, _res, next) => {
     next(new NotFoundError("NOT_FOUND", "This server's CopilotKit runtime has no transcription service: transcribe audio in your own app."));

@@ -6,11 +6,11 @@
  */
 import type { FrameId, Frame } from "../../protocol/frames.ts";
 import { Replay } from "../../protocol/replay.ts";
-import { encodeFrames, type WireFormat } from "../../protocol/sse.ts";
+import { type Encoding, encodeFrames, type WireFormat } from "../../protocol/sse.ts";
 import { isActive } from "../../protocol/status.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
-import type { SnapshotCache, SnapshotLease } from "./snapshot-cache.ts";
+import type { EncodedFrames, SnapshotCache, SnapshotLease } from "./snapshot-cache.ts";
 import { backlogPages, livePages } from "./thread-frames.ts";
 
 export interface ConnectStreamDeps {
@@ -30,15 +30,33 @@ export function isSnapshotReload(thread: ThreadRow, cursor: FrameId | undefined)
 
 /**
  * The encoded snapshot of a thread where nothing runs, as of the position its row says, from
- * the cache: one build, one copy, for every reload of that thread at that position and format.
+ * the cache: one build, one copy, for every reload of that thread at that position and encoding.
  * Release the lease when the stream is done with it.
  */
-export function sharedReload(deps: ConnectStreamDeps & { snapshots: SnapshotCache }, thread: ThreadRow, format: WireFormat): Promise<SnapshotLease> {
-  const key = `${thread.threadId}\n${thread.createdAt}\n${thread.lastSeq}\n${format}`;
+function sharedReload(deps: ConnectStreamDeps & { snapshots: SnapshotCache }, thread: ThreadRow, encoding: Encoding): Promise<SnapshotLease> {
+  const key = `${thread.threadId}\n${thread.createdAt}\n${thread.lastSeq}\n${encoding}`;
   return deps.snapshots.acquire(key, async () => {
     const frames = await reloadSnapshot(deps, thread);
-    return { bytes: encodeFrames(frames, format), frames: frames.length };
+    return { bytes: encodeFrames(frames, encoding), frames: frames.length };
   });
+}
+
+/**
+ * Sends the shared snapshot of a reload (isSnapshotReload) to one stream, holding the bytes only
+ * while it writes them: the connect route's and CopilotKit's connect both serve it so.
+ */
+export async function sendSharedReload(
+  deps: ConnectStreamDeps & { snapshots: SnapshotCache },
+  thread: ThreadRow,
+  stream: { readonly format: WireFormat; writeEncoded(encoded: EncodedFrames): Promise<void> },
+  encoding: Encoding = stream.format,
+): Promise<void> {
+  const lease = await sharedReload(deps, thread, encoding);
+  try {
+    await stream.writeEncoded(lease.snapshot);
+  } finally {
+    lease.release();
+  }
 }
 
 /**

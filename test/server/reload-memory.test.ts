@@ -2,7 +2,8 @@
  * Reload memory is bounded by the thread, not by the clients: ten clients that reload a long
  * thread and never read hold one copy of its snapshot between them, and each stream holds a slice
  * of it at most, counted in bytes (never timed). Once they read, every client gets the same full
- * snapshot, which both @ag-ui/client versions accept.
+ * snapshot, which both @ag-ui/client versions accept. Through both doors: the connect route, and
+ * CopilotKit's connect (/api/copilotkit), whose bytes are the same frames without `id:` lines.
  *
  * The snapshot's size is a parameter (RELOAD_TEST_SNAPSHOT_MB, default 8): it must exceed what the
  * kernel holds for one connection (4 MB send buffer and the receive window on loopback), or the
@@ -57,12 +58,15 @@ async function longThread(store: EventStore, threadId: string): Promise<{ id: st
   return messages;
 }
 
+type Door = "api" | "copilotkit";
+
 /** A reload whose response is never read: node:http stops reading the socket once its buffer is full. */
-function neverReadingReload(port: number, threadId: string): Promise<IncomingMessage> {
-  const body = JSON.stringify({ threadId });
+function neverReadingReload(port: number, door: Door, threadId: string): Promise<IncomingMessage> {
+  const path = door === "api" ? "/api/agents/default/connect" : "/api/copilotkit/agent/default/connect";
+  const body = JSON.stringify(door === "api" ? { threadId } : { threadId, runId: "reload", state: {}, tools: [], context: [], forwardedProps: {}, messages: [] });
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: "127.0.0.1", port, method: "POST", path: "/api/agents/default/connect", agent: false, headers: { "content-type": "application/json", accept: "text/event-stream" } },
+      { host: "127.0.0.1", port, method: "POST", path, agent: false, headers: { "content-type": "application/json", accept: "text/event-stream" } },
       resolve,
     );
     req.on("error", reject);
@@ -85,14 +89,19 @@ describe.each(backends())("reload memory on %s", (backend) => {
   let http: Server;
   let port: number;
   const responses: ServerResponse[] = [];
+  const threadId = `reload-memory-${backend}`;
+  let messages: { id: string; content: string }[];
+  /** What the connect route sends for the thread (with ids), read by the first test. */
+  let apiBody: Buffer | undefined;
 
   beforeAll(async () => {
     server = await startTestServer({ backend });
+    messages = await longThread(server.store, threadId);
     http = createServer(server.threadline.app);
     http.on("request", (_req, res) => responses.push(res));
     await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
     port = (http.address() as AddressInfo).port;
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     http?.closeAllConnections();
@@ -100,12 +109,10 @@ describe.each(backends())("reload memory on %s", (backend) => {
     await server?.close();
   });
 
-  it(`${CLIENTS} never-reading reloads of a long thread hold one copy of its snapshot; once they read, each gets all of it`, async () => {
-    const threadId = `reload-memory-${backend}`;
-    const messages = await longThread(server.store, threadId);
+  it.each<Door>(["api", "copilotkit"])(`${CLIENTS} never-reading reloads of a long thread through %s hold one copy of its snapshot; once they read, each gets all of it`, async (door) => {
     const metric = (name: string) => serverMetric(server, name);
 
-    const pending = await Promise.all(Array.from({ length: CLIENTS }, () => neverReadingReload(port, threadId)));
+    const pending = await Promise.all(Array.from({ length: CLIENTS }, () => neverReadingReload(port, door, threadId)));
     // Every stream wrote all it will write without a drain: it waits for its client.
     await until("every stream waits for its client", async () => (await metric("threadline_sse_blocked_streams")) === CLIENTS);
 
@@ -125,6 +132,10 @@ describe.each(backends())("reload memory on %s", (backend) => {
     expect(bodies[0]!.byteLength).toBe(shared);
     const frames = parseSse(bodies[0]!.toString("utf8")).frames;
     expect(frames.map((f) => f.event.type)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"]);
+    // CopilotKit's door: the connect route's frames, without the `id:` lines its runtime never writes.
+    if (door === "api") apiBody = bodies[0];
+    else if (apiBody) expect(bodies[0]!.toString("utf8")).toBe(apiBody.toString("utf8").replace(/^id: .*\n/gm, ""));
+    expect(frames.every((f) => (door === "api" ? f.id !== undefined : f.id === undefined))).toBe(true);
     // Nothing is held once the streams are done.
     expect(await metric("threadline_reload_snapshot_bytes")).toBe(0);
     expect(await metric("threadline_sse_buffered_bytes")).toBe(0);

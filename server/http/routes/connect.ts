@@ -20,7 +20,7 @@ import type { AgentRegistry } from "../../agents/define.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
-import { connectFrames, isSnapshotReload, sharedReload } from "../connect-stream.ts";
+import { connectFrames, isSnapshotReload, sendSharedReload } from "../connect-stream.ts";
 import { sendError, zodIssues } from "../errors.ts";
 import type { SnapshotCache } from "../snapshot-cache.ts";
 import { SseResponse } from "../sse-response.ts";
@@ -68,15 +68,7 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
     sse.open();
     try {
       if (!thread || sse.signal.aborted) return; // nothing is built or read for a client gone
-      if (isSnapshotReload(thread, cursor)) {
-        const lease = await sharedReload({ store, metrics, snapshots }, thread, sse.format);
-        try {
-          await sse.writeEncoded(lease.snapshot);
-        } finally {
-          lease.release();
-        }
-        return;
-      }
+      if (isSnapshotReload(thread, cursor)) return await sendSharedReload({ store, metrics, snapshots }, thread, sse);
       for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal)) {
         await sse.write(frame);
         if (sse.signal.aborted) break;
