@@ -97,7 +97,10 @@ for (const backend of backends()) {
       await new Promise((r) => setTimeout(r, 200));
       if (DOOR === "api") same = (await serverMetric(server, "threadline_sse_blocked_streams")) === CLIENTS ? 5 : 0;
       else if (responses.length === CLIENTS && responses.every((r) => r.writableLength > 0) && queued() === last) same++;
-      else (last = queued()), (same = 0);
+      else {
+        last = queued();
+        same = 0;
+      }
     }
     const after = memory();
     // OutgoingMessage.writableLength counts its own queue plus its socket's.
