@@ -11,6 +11,7 @@
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { decode } from "@ag-ui/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import { Reconstructor } from "../../protocol/reconstruct.ts";
@@ -148,4 +149,20 @@ describe.each(backends())("reload memory on %s", (backend) => {
       expect(outcome.messages.every((m, i) => m.content === messages[i]!.content)).toBe(true);
     }
   }, 180_000);
+
+  it("a client that asks for protobuf gets the snapshot in protobuf, encoded for it, not the SSE bytes", async () => {
+    const res = await fetch(`${server.url}/api/agents/default/connect`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/vnd.ag-ui.event+proto" },
+      body: JSON.stringify({ threadId }),
+    });
+    const body = Buffer.from(await res.arrayBuffer());
+    const events: { type: string; messages?: { id: string }[] }[] = [];
+    for (let at = 0; at < body.length; at += 4 + body.readUInt32BE(at)) {
+      events.push(decode(new Uint8Array(body.subarray(at + 4, at + 4 + body.readUInt32BE(at)))) as (typeof events)[number]);
+    }
+    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"]);
+    expect(events[1]!.messages!.map((m) => m.id)).toEqual(messages.map((m) => m.id));
+    expect(await serverMetric(server, "threadline_reload_snapshot_bytes")).toBe(0);
+  });
 });
