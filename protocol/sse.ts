@@ -35,6 +35,31 @@ export function encodeBinary(frame: Frame): Uint8Array {
 /** Alias kept for callers that name the pair encodeFrame / encodeFrameBinary. */
 export const encodeFrameBinary = encodeBinary;
 
+const utf8 = new TextEncoder();
+
+/**
+ * What a stream sends: a wire format, or SSE without `id:` lines, as CopilotKit's runtime writes
+ * its streams (its clients never saw ids; a reload served in its place sends what it would).
+ */
+export type Encoding = WireFormat | "sse-without-ids";
+
+/**
+ * Frames as the bytes a stream of `encoding` sends for them, one after the other: what a reload
+ * snapshot shared by several streams is encoded into once (server/http/snapshot-cache.ts).
+ */
+export function encodeFrames(frames: readonly Frame[], encoding: Encoding): Uint8Array {
+  if (encoding === "sse") return utf8.encode(frames.map(encodeFrame).join(""));
+  if (encoding === "sse-without-ids") return utf8.encode(frames.map((f) => sse.encodeSSE(f.event)).join(""));
+  const parts = frames.map(encodeBinary);
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
 export function contentTypeOf(format: WireFormat): string {
   return format === "proto" ? PROTO_MEDIA_TYPE : SSE_MEDIA_TYPE;
 }

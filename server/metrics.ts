@@ -11,6 +11,9 @@ export interface Metrics {
   framesSent: Counter;
   bufferedFrames: Gauge;
   blockedStreams: Gauge;
+  bufferedBytes: Gauge;
+  droppedStreams: Counter;
+  snapshotCacheBytes: Gauge;
   logPagesRead: Counter;
   appendBatch: Histogram;
 }
@@ -44,6 +47,21 @@ export function createMetrics(): Metrics {
     blockedStreams: new Gauge({
       name: "threadline_sse_blocked_streams",
       help: "SSE streams waiting for their client to read (socket full); they read no log meanwhile",
+      registers: [registry],
+    }),
+    bufferedBytes: new Gauge({
+      name: "threadline_sse_buffered_bytes",
+      help: "Bytes written to SSE responses and not yet taken by the kernel, over all streams (a snapshot shared by several streams counts once per stream)",
+      registers: [registry],
+    }),
+    droppedStreams: new Counter({
+      name: "threadline_sse_dropped_streams_total",
+      help: "SSE streams closed because their client took no byte for SSE_DRAIN_TIMEOUT_MS while the socket was full",
+      registers: [registry],
+    }),
+    snapshotCacheBytes: new Gauge({
+      name: "threadline_reload_snapshot_bytes",
+      help: "Bytes of encoded reload snapshots held for the streams sending them (one copy per thread, position and wire format)",
       registers: [registry],
     }),
     logPagesRead: new Counter({

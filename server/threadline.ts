@@ -20,6 +20,7 @@ import { Engine } from "./engine/engine.ts";
 import { startRetention } from "./engine/retention.ts";
 import { createApp, type EdgeOptions, edgeOptions } from "./http/app.ts";
 import { createRouter, edgeMiddleware, notStarted } from "./http/router.ts";
+import { SnapshotCache } from "./http/snapshot-cache.ts";
 import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
@@ -153,13 +154,15 @@ function wire(opts: ThreadlineOptions): Parts {
  */
 function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean) {
   const { store, engine, agents, metrics, logger, apiKeys, edge } = p;
+  // One per instance: a thread reloaded through both doors at once is encoded once per encoding.
+  const snapshots = new SnapshotCache({ metrics });
   let router: Router | undefined;
   let copilotkit: RequestHandler | undefined;
   let client: RequestHandler | undefined;
   let app: Express | undefined;
   const handlers = {
     router(): Router {
-      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started });
+      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots });
       return router;
     },
     copilotkit(): RequestHandler {
@@ -172,6 +175,7 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
         metrics,
         auth: Router().use(notStarted(started), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
         maxBodyBytes: edge.maxBodyBytes,
+        snapshots,
       });
       return copilotkit;
     },

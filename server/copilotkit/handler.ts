@@ -19,8 +19,10 @@ import { InvalidRequestError, NotFoundError } from "../errors.ts";
 import { callerTenant } from "../http/auth.ts";
 import { errorHandler } from "../http/errors.ts";
 import { validateBodyIds, validatePathIds } from "../http/ids.ts";
+import { SnapshotCache } from "../http/snapshot-cache.ts";
 import { ThreadlineAgent } from "./agent.ts";
 import { sendFetchResponse, toFetchRequest } from "./fetch-bridge.ts";
+import { copilotkitReload } from "./reload.ts";
 import { ThreadlineAgentRunner, type ThreadlineRunnerDeps, unknownAgent } from "./runner.ts";
 
 export interface CopilotkitHandlerDeps extends ThreadlineRunnerDeps {
@@ -31,6 +33,8 @@ export interface CopilotkitHandlerDeps extends ThreadlineRunnerDeps {
   auth: RequestHandler;
   /** The JSON body limit when nothing in front of the handler parsed the body. Default 4 MB. */
   maxBodyBytes?: number;
+  /** Reload snapshots shared with the connect route (reload.ts). Default: the handler's own. */
+  snapshots?: SnapshotCache;
 }
 
 const MOUNT_LOCAL = "threadlineCopilotkitMount";
@@ -58,8 +62,11 @@ export function copilotkitHandler(deps: CopilotkitHandlerDeps): Router {
   // suffix matching, which would have to follow its router release by release.
   router.get("/info", runtime(() => "/info"));
   router.get("/inspector-metadata", runtime(() => "/inspector-metadata"));
+  // A reload of a thread where nothing runs is answered from the shared snapshot (reload.ts).
+  const reload = copilotkitReload({ ...deps, snapshots: deps.snapshots ?? new SnapshotCache({ metrics: deps.metrics }) });
   for (const verb of ["run", "connect", "suggest"] as const) {
-    router.post(`/agent/:agentId/${verb}`, ...agentPath, validateBodyIds("threadId", "runId"), runtime((p) => `/agent/${encodeURIComponent(p.agentId!)}/${verb}`));
+    const before = verb === "connect" ? [reload] : [];
+    router.post(`/agent/:agentId/${verb}`, ...agentPath, validateBodyIds("threadId", "runId"), ...before, runtime((p) => `/agent/${encodeURIComponent(p.agentId!)}/${verb}`));
   }
   router.post(
     "/agent/:agentId/stop/:threadId",

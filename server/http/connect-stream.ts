@@ -6,14 +6,80 @@
  */
 import type { FrameId, Frame } from "../../protocol/frames.ts";
 import { Replay } from "../../protocol/replay.ts";
+import { type Encoding, encodeFrames, type WireFormat } from "../../protocol/sse.ts";
 import { isActive } from "../../protocol/status.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
+import type { EncodedFrames, SnapshotCache, SnapshotLease } from "./snapshot-cache.ts";
 import { backlogPages, livePages } from "./thread-frames.ts";
 
 export interface ConnectStreamDeps {
   store: EventStore;
   metrics?: Metrics;
+}
+
+/**
+ * A reload (no cursor) of a thread where nothing runs: what it sends is the snapshot run alone,
+ * the same bytes for every client that reloads the thread at the same position, which
+ * sharedReload() builds once. With a run active the snapshot is followed by that run's frames,
+ * live: connectFrames serves those.
+ */
+export function isSnapshotReload(thread: ThreadRow, cursor: FrameId | undefined): boolean {
+  return cursor === undefined && !isActive(thread.status);
+}
+
+/**
+ * The encoded snapshot of a thread where nothing runs, as of the position its row says, from
+ * the cache: one build, one copy, for every reload of that thread at that position and encoding.
+ * Release the lease when the stream is done with it.
+ */
+function sharedReload(deps: ConnectStreamDeps & { snapshots: SnapshotCache }, thread: ThreadRow, encoding: Encoding): Promise<SnapshotLease> {
+  const key = `${thread.threadId}\n${thread.createdAt}\n${thread.lastSeq}\n${encoding}`;
+  return deps.snapshots.acquire(key, async () => {
+    const frames = await reloadSnapshot(deps, thread);
+    return { bytes: encodeFrames(frames, encoding), frames: frames.length };
+  });
+}
+
+/**
+ * Sends the shared snapshot of a reload (isSnapshotReload) to one stream, holding the bytes only
+ * while it writes them: the connect route's and CopilotKit's connect both serve it so.
+ */
+export async function sendSharedReload(
+  deps: ConnectStreamDeps & { snapshots: SnapshotCache },
+  thread: ThreadRow,
+  stream: { readonly format: WireFormat; writeEncoded(encoded: EncodedFrames): Promise<void> },
+  encoding: Encoding = stream.format,
+): Promise<void> {
+  const lease = await sharedReload(deps, thread, encoding);
+  try {
+    await stream.writeEncoded(lease.snapshot);
+  } finally {
+    lease.release();
+  }
+}
+
+/**
+ * The snapshot run of a thread where nothing runs, as of its row's position: the frames
+ * connectFrames sends for it, from the checkpoint and the events after it up to that position.
+ * Later events (a run accepted since the row was read) are left to the next connect: the row is
+ * what the caller was shown. A checkpoint past the row (a run ended meanwhile) is used as it is:
+ * the snapshot is then as of that newer end. Not cancelled by one client's leaving: other reloads
+ * may be waiting for the same build.
+ */
+export async function reloadSnapshot({ store, metrics }: ConnectStreamDeps, thread: ThreadRow): Promise<Frame[]> {
+  const { threadId } = thread;
+  const checkpoint = await store.readCheckpoint(threadId);
+  const horizon = Math.max(thread.lastSeq, checkpoint?.seq ?? 0);
+  const fold = new Replay({ threadId, activeRunId: null, checkpoint });
+  const forAll = new AbortController().signal;
+  pages: for await (const page of backlogPages(store, threadId, fold.startsAt, forAll, metrics)) {
+    for (const e of page) {
+      if (e.seq > horizon) break pages;
+      fold.push(e); // nothing to send before the end: the whole backlog is before the cut
+    }
+  }
+  return fold.endOfBacklog();
 }
 
 /**

@@ -21,6 +21,7 @@ import { resolveTenant, type AuthHook } from "./auth.ts";
 import { errorHandler, sendError } from "./errors.ts";
 import { validatePathIds } from "./ids.ts";
 import { DEFAULT_INPUT_LIMITS, enforceInputLimits, type InputLimits } from "./limits.ts";
+import { SnapshotCache } from "./snapshot-cache.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { connectRoute } from "./routes/connect.ts";
 import { runRoute } from "./routes/run.ts";
@@ -51,6 +52,8 @@ export interface RouterDeps {
   workspaces?: Workspaces;
   /** Input limits and browser rules; defaults as in the README's "Limits and failure modes". */
   edge?: EdgeOptions;
+  /** Reload snapshots shared by the streams sending them; one per instance (the CopilotKit runner shares it). Default: the router's own. */
+  snapshots?: SnapshotCache;
   /** False until the store is migrated and the engine runs (Threadline.start()): requests get 503. */
   started?: () => boolean;
 }
@@ -86,7 +89,7 @@ export function createRouter(deps: RouterDeps): Router {
   router.use("/threads/:threadId", validatePathIds("threadId"));
   router.use(agentRoutes(deps));
   router.use(runRoute(deps));
-  router.use(connectRoute(deps));
+  router.use(connectRoute({ ...deps, snapshots: deps.snapshots ?? new SnapshotCache({ metrics: deps.metrics }) }));
   router.use(threadRoutes(deps));
   if (deps.workspaces) router.use(workspaceRoutes({ store: deps.store, workspaces: deps.workspaces }));
   // Everything under the mount answers JSON: an unknown path must not fall through to the host

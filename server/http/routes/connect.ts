@@ -9,6 +9,9 @@
  *
  * The response always ends once nothing runs: CopilotKit shows a thread as running for as
  * long as its connect stream is open.
+ *
+ * A reload of a thread where nothing runs sends the snapshot alone: its bytes come from the
+ * shared cache (snapshot-cache.ts), so ten clients reloading a long thread hold one copy of it.
  */
 import { Router } from "express";
 import { z } from "zod";
@@ -17,16 +20,17 @@ import type { AgentRegistry } from "../../agents/define.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
+import { connectFrames, isSnapshotReload, sendSharedReload } from "../connect-stream.ts";
 import { sendError, zodIssues } from "../errors.ts";
+import type { SnapshotCache } from "../snapshot-cache.ts";
 import { SseResponse } from "../sse-response.ts";
-import { connectFrames } from "../connect-stream.ts";
 
 const ConnectBodySchema = z.looseObject({
   threadId: z.string().min(1).max(200),
   lastSeenEventId: z.string().min(1).optional(),
 });
 
-export function connectRoute({ store, agents, metrics }: { store: EventStore; agents: AgentRegistry; metrics: Metrics }): Router {
+export function connectRoute({ store, agents, metrics, snapshots }: { store: EventStore; agents: AgentRegistry; metrics: Metrics; snapshots: SnapshotCache }): Router {
   const router = Router();
   router.post("/agents/:agentId/connect", async (req, res) => {
     if (!req.is("application/json")) {
@@ -63,7 +67,8 @@ export function connectRoute({ store, agents, metrics }: { store: EventStore; ag
 
     sse.open();
     try {
-      if (!thread) return;
+      if (!thread || sse.signal.aborted) return; // nothing is built or read for a client gone
+      if (isSnapshotReload(thread, cursor)) return await sendSharedReload({ store, metrics, snapshots }, thread, sse);
       for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal)) {
         await sse.write(frame);
         if (sse.signal.aborted) break;
