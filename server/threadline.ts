@@ -173,6 +173,7 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
         agents,
         logger,
         metrics,
+        workspaces: p.workspace.workspaces,
         auth: Router().use(notStarted(started), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
         maxBodyBytes: edge.maxBodyBytes,
         snapshots,

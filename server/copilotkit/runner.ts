@@ -35,6 +35,7 @@ import { parseRunRequest } from "../http/run-input.ts";
 import { admitRun, runFrames } from "../http/run-stream.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
+import type { Workspaces } from "../workspace/workspaces.ts";
 
 export interface ThreadlineRunnerDeps {
   engine: Engine;
@@ -42,6 +43,8 @@ export interface ThreadlineRunnerDeps {
   agents: AgentRegistry;
   logger: Logger;
   metrics?: Metrics;
+  /** The threads' workspaces: a run's workingDirectory is checked before admission. */
+  workspaces?: Workspaces;
 }
 
 export interface ThreadlineRunnerOptions extends ThreadlineRunnerDeps {

@@ -8,8 +8,10 @@ import type { Logger } from "pino";
 import type { Frame } from "../../protocol/frames.ts";
 import type { AgentDefinition } from "../agents/define.ts";
 import type { Engine, StartedRun } from "../engine/engine.ts";
+import { InvalidRequestError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
+import type { Workspaces } from "../workspace/workspaces.ts";
 import type { ParsedRun } from "./run-input.ts";
 import { isTerminalFrame, threadFrames } from "./thread-frames.ts";
 
@@ -18,6 +20,8 @@ export interface RunStreamDeps {
   engine: Engine;
   logger: Logger;
   metrics?: Metrics;
+  /** The threads' workspaces: a run that names a workingDirectory has it checked before admission. */
+  workspaces?: Workspaces;
 }
 
 type ValidRun = Extract<ParsedRun, { ok: true }>;
@@ -28,6 +32,10 @@ type ValidRun = Extract<ParsedRun, { ok: true }>;
  * thread) before anything is streamed, with nothing written.
  */
 export async function admitRun(deps: RunStreamDeps, agent: AgentDefinition, run: ValidRun, tenantId: string): Promise<StartedRun> {
+  // A workingDirectory outside the tenant's part (or on a server that allows none) is refused
+  // here, before anything is written, rather than by every tool call of the run.
+  const refused = await deps.workspaces?.checkWorkingDirectory(run.input.forwardedProps, tenantId);
+  if (refused) throw new InvalidRequestError("INVALID_WORKING_DIRECTORY", refused, [{ path: "/forwardedProps/threadline/workingDirectory", message: refused }]);
   const started = await deps.engine.startRun(agent, run.input, { doubleTexting: run.options.doubleTexting, tenantId });
   deps.metrics?.runsStarted.inc({ agent: agent.id });
   return started;

@@ -237,6 +237,20 @@ export class Workspaces {
     return { ok: true, handle, label: `.threadline/threads/${threadDirName(threadId)}` };
   }
 
+  /**
+   * What is wrong with the workingDirectory a run names (its forwardedProps), for `tenant`; null
+   * when it names none or one that opens. Admission asks, so a bad one is a 400, not a failure
+   * of every tool call.
+   */
+  async checkWorkingDirectory(forwardedProps: unknown, tenant: string): Promise<string | null> {
+    const chosen = workingDirectoryOf(forwardedProps);
+    if (chosen === undefined) return null;
+    const opened = await this.#openChosen(chosen, tenant);
+    if (!opened.ok) return opened.error;
+    await opened.handle.close();
+    return null;
+  }
+
   /** The thread's workspace if it has one yet, open (the routes: they create nothing). */
   async existing(threadId: string, tenant: string): Promise<FileHandle | undefined> {
     const bound = await this.#readBinding(threadId);

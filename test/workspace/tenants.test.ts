@@ -7,10 +7,13 @@
 import { chownSync, mkdirSync, mkdtempSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolContext, ToolDefinition } from "../../server/agents/define.ts";
 import { loadConfig } from "../../server/config.ts";
 import { workspaceHostFromConfig, workspaceTools, type WorkspaceHost } from "../../server/workspace/tools.ts";
+import { backends, startTestServer, type TestServer } from "../support/server.ts";
 
 let root: string;
 let host: WorkspaceHost;
@@ -89,5 +92,42 @@ describe("tenants' workspaces", () => {
     const r = await call("ls", {}, ctx("thread-abs", "acme", join(root, "tenants/acme/proj")));
     expect(r.ok).toBe(true);
     expect(r.text).toContain("secret.txt");
+  });
+});
+
+describe.each(backends())("a run naming a workingDirectory [%s]", (backend) => {
+  let server: TestServer;
+  let workspaceRoot: string;
+
+  beforeAll(async () => {
+    workspaceRoot = mkdtempSync(join(tmpdir(), "tenants-http-"));
+    mkdirSync(join(workspaceRoot, "tenants/acme/proj"), { recursive: true });
+    server = await startTestServer({ backend, env: { WORKSPACE_ROOT: workspaceRoot, API_KEYS: "acme:key-acme,globex:key-globex" } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(workspaceRoot, { recursive: true, force: true });
+  });
+
+  const run = (key: string, threadId: string, workingDirectory: string) =>
+    request(server.url)
+      .post("/api/agents/default/run")
+      .set({ authorization: `Bearer ${key}`, accept: "text/event-stream" })
+      .send({ threadId, runId: randomUUID(), messages: [{ id: randomUUID(), role: "user", content: "hi" }], forwardedProps: { threadline: { workingDirectory } } });
+
+  it("is refused with 400 before admission when the directory is not in the tenant's part, and nothing is written", async () => {
+    for (const dir of ["../acme/proj", "proj", "/etc"]) {
+      const threadId = `wd-${randomUUID().slice(0, 8)}`;
+      const res = await run("key-globex", threadId, dir);
+      expect(res.status, dir).toBe(400);
+      expect(res.body.error).toMatchObject({ code: "INVALID_WORKING_DIRECTORY", issues: [{ path: "/forwardedProps/threadline/workingDirectory" }] });
+      expect(await server.store.getThread(threadId, "globex")).toBeNull();
+    }
+  });
+
+  it("is admitted when the directory is the tenant's own", async () => {
+    const res = await run("key-acme", `wd-${randomUUID().slice(0, 8)}`, "proj");
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("RUN_FINISHED");
   });
 });

@@ -12,6 +12,7 @@ import type { AgentRegistry } from "../../agents/define.ts";
 import type { Engine } from "../../engine/engine.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
+import type { Workspaces } from "../../workspace/workspaces.ts";
 import { callerTenant } from "../auth.ts";
 import { sendError } from "../errors.ts";
 import { parseRunRequest } from "../run-input.ts";
@@ -24,6 +25,7 @@ export interface RunRouteDeps {
   engine: Engine;
   agents: AgentRegistry;
   metrics: Metrics;
+  workspaces?: Workspaces;
 }
 
 export function runRoute(deps: RunRouteDeps): Router {
