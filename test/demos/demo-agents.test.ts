@@ -95,6 +95,18 @@ describe.each(CLIENT_VERSIONS)("demo agents, offline, through @ag-ui/client %s",
     }
   });
 
+  it("human_in_the_loop: with the dojo's generate_task_steps on offer, the steps the user keeps are the ones performed", async () => {
+    const tools = [tool("generate_task_steps")];
+    const threadId = randomUUID();
+    const first = await run(version, "human_in_the_loop", threadId, { messages: [user("Clean the garage")], tools });
+    const call = lastCall(first)!;
+    expect(call.name).toBe("generate_task_steps");
+    const steps = call.args.steps as { description: string; status: string }[];
+    expect(steps.every((s) => s.status === "enabled")).toBe(true);
+    const second = await answerCall(version, "human_in_the_loop", threadId, first, { accepted: true, steps: steps.slice(1) }, tools);
+    expect(lastText(second)).toBe(`Performed ${steps.length - 1} steps: ${steps.slice(1).map((s) => s.description).join("; ")}.`);
+  });
+
   it("agentic_generative_ui: generate_task_steps_generative_ui's steps reach the client as state deltas, each step completed", async () => {
     const outcome = await run(version, "agentic_generative_ui", randomUUID(), { messages: [user("Make a plan to launch the website")] });
     expect(lastCall(outcome)?.name).toBe("generate_task_steps_generative_ui");
