@@ -191,16 +191,34 @@ describeBrowser("feature demo pages in the browser", () => {
     await finish(page);
   });
 
-  it("predictive state updates: write_document fills state.document, which the page shows", async () => {
-    const { page } = await open("predictive-state-updates");
+  it("predictive state updates: write_document_local fills state.document; confirm_changes keeps it, and Reject puts the confirmed one back", { timeout: 60_000 }, async () => {
+    const { page, threadId } = await open("predictive-state-updates");
     await send(page, "Write a document about the sea");
     const doc = page.getByTestId("document");
     await expect.poll(() => doc.locator(".doc-title").textContent(), { timeout: 20_000 }).toBe("The sea");
+    const asking = page.locator('[data-testid="confirm-changes-modal"][data-state="asking"]');
+    await asking.waitFor({ timeout: 20_000 });
     await waitForStatus(page, "WAITING");
-    await expect.poll(() => page.locator('[data-testid="tool-card"][data-tool="write_document"]').getAttribute("data-status")).toBe("complete");
-    await expect.poll(() => assistantMessages(page).last().textContent(), { timeout: 20_000 }).toContain("The document is written");
+    await expect.poll(() => page.locator('[data-testid="tool-card"][data-tool="write_document_local"]').getAttribute("data-status")).toBe("complete");
+    await screenshot(page, "27a-demo-predictive-state-asking");
+    await asking.getByTestId("confirm-button").click();
+    await expect.poll(() => assistantMessages(page).last().textContent(), { timeout: 20_000 }).toContain("Confirmed");
+    await waitForStatus(page, "WAITING");
     expect(await doc.textContent()).toContain("Why it matters");
-    await screenshot(page, "27-demo-predictive-state-updates");
+
+    // A second proposal, rejected: the page shows the confirmed document again, and so does the thread.
+    await send(page, "Write a document about autumn");
+    await expect.poll(() => doc.locator(".doc-title").textContent(), { timeout: 20_000 }).toBe("Autumn");
+    await asking.waitFor({ timeout: 20_000 });
+    await waitForStatus(page, "WAITING");
+    await asking.getByTestId("reject-button").click();
+    await expect.poll(() => assistantMessages(page).last().textContent(), { timeout: 20_000 }).toContain("Rejected");
+    await waitForStatus(page, "WAITING");
+    await expect.poll(() => doc.locator(".doc-title").textContent()).toBe("The sea");
+    const res = await fetch(`${app.server.url}/api/threads/${threadId}`);
+    const { state } = (await res.json()) as { state: { document: string } };
+    expect(state.document).toMatch(/^# The sea\n/);
+    await screenshot(page, "27b-demo-predictive-state-rejected");
     await finish(page);
   });
 });

@@ -95,12 +95,25 @@ describe.each(CLIENT_VERSIONS)("demo agents, offline, through @ag-ui/client %s",
     }
   });
 
-  it("agentic_generative_ui: execute_plan's steps reach the client as state deltas, each step completed", async () => {
+  it("human_in_the_loop: with the dojo's generate_task_steps on offer, the steps the user keeps are the ones performed", async () => {
+    const tools = [tool("generate_task_steps")];
+    const threadId = randomUUID();
+    const first = await run(version, "human_in_the_loop", threadId, { messages: [user("Clean the garage")], tools });
+    const call = lastCall(first)!;
+    expect(call.name).toBe("generate_task_steps");
+    const steps = call.args.steps as { description: string; status: string }[];
+    expect(steps.every((s) => s.status === "enabled")).toBe(true);
+    const second = await answerCall(version, "human_in_the_loop", threadId, first, { accepted: true, steps: steps.slice(1) }, tools);
+    expect(lastText(second)).toBe(`Performed ${steps.length - 1} steps: ${steps.slice(1).map((s) => s.description).join("; ")}.`);
+  });
+
+  it("agentic_generative_ui: generate_task_steps_generative_ui's steps reach the client as state deltas, each step completed", async () => {
     const outcome = await run(version, "agentic_generative_ui", randomUUID(), { messages: [user("Make a plan to launch the website")] });
+    expect(lastCall(outcome)?.name).toBe("generate_task_steps_generative_ui");
     expect(outcome.events.filter((e) => e.type === "STATE_DELTA").length).toBeGreaterThanOrEqual(1 + 2 * 4);
-    const state = outcome.state as { goal: string; steps: { description: string; status: string }[] };
-    expect(state.goal).toBe("launch the website");
+    const state = outcome.state as { steps: { description: string; status: string }[] };
     expect(state.steps.map((s) => s.status)).toEqual(["completed", "completed", "completed", "completed"]);
+    expect(state.steps[2]!.description).toBe("Carrying out: launch the website");
     expect(lastText(outcome)).toContain("all 4 steps");
   });
 
@@ -135,9 +148,9 @@ describe.each(CLIENT_VERSIONS)("demo agents, offline, through @ag-ui/client %s",
     expect(lastText(second)).toContain("kept your changes");
   });
 
-  it("predictive_state_updates: write_document's argument becomes state.document", async () => {
+  it("predictive_state_updates: write_document_local's argument becomes state.document", async () => {
     const outcome = await run(version, "predictive_state_updates", randomUUID(), { messages: [user("Write a document about the sea")] });
-    expect(lastCall(outcome)?.name).toBe("write_document");
+    expect(lastCall(outcome)?.name).toBe("write_document_local");
     // The arguments stream in many chunks, and predictState follows them: state.document grows
     // through STATE_DELTA frames before the call ends.
     expect(outcome.events.filter((e) => e.type === "TOOL_CALL_ARGS").length).toBeGreaterThan(10);
@@ -146,5 +159,16 @@ describe.each(CLIENT_VERSIONS)("demo agents, offline, through @ag-ui/client %s",
     expect(predicted.length).toBeGreaterThan(0);
     expect((outcome.state as { document: string }).document).toMatch(/^# The sea\n/);
     expect(lastText(outcome)).toContain("The document is written");
+  });
+
+  it("predictive_state_updates: with the page's confirm_changes on offer, the change is proposed and the answer decides", async () => {
+    const tools = [tool("confirm_changes")];
+    const threadId = randomUUID();
+    const first = await run(version, "predictive_state_updates", threadId, { messages: [user("Write a document about the sea")], tools });
+    expect(lastCall(first)).toMatchObject({ name: "confirm_changes", args: {} });
+    expect((first.state as { document: string }).document).toMatch(/^# The sea\n/);
+    const confirmed = await answerCall(version, "predictive_state_updates", threadId, first, { accepted: true }, tools);
+    expect(lastText(confirmed)).toContain("Confirmed");
+    expect((confirmed.state as { document: string }).document).toMatch(/^# The sea\n/);
   });
 });

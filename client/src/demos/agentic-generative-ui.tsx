@@ -1,6 +1,8 @@
 /**
  * Agentic generative UI: the plan's steps live in the shared state (state.steps), patched by the
- * tool step by step; the card in the chat and the panel are drawn from the state alone.
+ * dojo's reference tool generate_task_steps_generative_ui step by step; the card in the chat and
+ * the panel are drawn from the state alone. While the model still writes the call, the steps are
+ * predicted into state without a status yet: drawn as pending.
  */
 import { useRenderTool } from "@copilotkit/react-core/v2";
 import { z } from "zod";
@@ -8,9 +10,10 @@ import { useThreadAgent } from "../thread-agent.ts";
 import type { DemoFeature } from "./feature.ts";
 import { RawState } from "./RawState.tsx";
 
+const TOOL = "generate_task_steps_generative_ui";
+
 const StepsState = z.object({
-  goal: z.string().optional(),
-  steps: z.array(z.object({ description: z.string(), status: z.enum(["pending", "running", "completed"]) })).optional(),
+  steps: z.array(z.object({ description: z.string(), status: z.enum(["pending", "running", "completed"]).optional() })).optional(),
 });
 
 function PlanSteps() {
@@ -22,14 +25,14 @@ function PlanSteps() {
   return (
     <div className="plan" data-testid="plan-steps" data-done={done} data-total={steps.length}>
       <h3>
-        {parsed.data?.goal ?? "Plan"} <span className="muted">({done}/{steps.length})</span>
+        Plan <span className="muted">({done}/{steps.length})</span>
       </h3>
       <div className="progress">
         <div className="progress-bar" style={{ width: `${(100 * done) / steps.length}%` }} />
       </div>
       <ol className="plan-steps">
         {steps.map((s, i) => (
-          <li key={i} className={s.status === "completed" ? "done" : s.status === "running" ? "active" : ""} data-testid="plan-step" data-status={s.status}>
+          <li key={i} className={s.status === "completed" ? "done" : s.status === "running" ? "active" : ""} data-testid="plan-step" data-status={s.status ?? "pending"}>
             {s.status === "completed" ? "✓" : s.status === "running" ? "▸" : "○"} {s.description}
           </li>
         ))}
@@ -41,11 +44,11 @@ function PlanSteps() {
 function Tools() {
   useRenderTool(
     {
-      name: "execute_plan",
-      parameters: z.object({ goal: z.string(), steps: z.array(z.string()) }),
+      name: TOOL,
+      parameters: z.object({ steps: z.array(z.object({ description: z.string(), status: z.string().optional() })) }),
       // The card draws the state, not the call's arguments: the steps' progress is only there.
       render: ({ toolCallId }) => (
-        <div className="tool-card" data-testid="tool-card" data-tool="execute_plan" data-tool-call-id={toolCallId}>
+        <div className="tool-card" data-testid="tool-card" data-tool={TOOL} data-tool-call-id={toolCallId}>
           <PlanSteps />
         </div>
       ),
@@ -69,7 +72,7 @@ export const agenticGenerativeUi: DemoFeature = {
   slug: "agentic-generative-ui",
   agentId: "agentic_generative_ui",
   title: "Agentic generative UI",
-  summary: "A long task whose progress is the UI: execute_plan patches state.steps as it works (STATE_DELTA), and the page draws the plan from state.",
+  summary: "A long task whose progress is the UI: generate_task_steps_generative_ui patches state.steps as it works (STATE_DELTA), and the page draws the plan from state.",
   prompts: ["Make a plan to launch the website", "Help me move house"],
   Tools,
   Panel,

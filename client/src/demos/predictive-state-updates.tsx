@@ -1,18 +1,91 @@
 /**
- * Predictive state updates: the agent writes state.document with write_document, and the page
- * draws state.document. The chat card follows the tool's arguments as they stream. Once the
- * engine's predictState option is declared on the agent, state.document itself follows the
- * streaming argument; this page needs no change for that.
+ * Predictive state updates, with the dojo's names: the agent proposes a document with
+ * write_document_local, whose streaming argument state.document follows (predictState), and then
+ * asks with this page's confirm_changes (useHumanInTheLoop). Confirm keeps the proposal; Reject
+ * puts the last confirmed document back into the state before answering, so the state the
+ * answer's run carries, and the thread keeps, is the user's choice.
  */
-import { useAgentContext, useRenderTool } from "@copilotkit/react-core/v2";
+import { useAgentContext, useHumanInTheLoop, useRenderTool } from "@copilotkit/react-core/v2";
 import { z } from "zod";
+import { parseJson } from "../components/ToolCards.tsx";
 import { useThreadAgent } from "../thread-agent.ts";
 import type { DemoFeature } from "./feature.ts";
+
+const WRITE_TOOL = "write_document_local";
+const CONFIRM_TOOL = "confirm_changes";
 
 function useDocument(): string {
   const agent = useThreadAgent();
   const doc = (agent.state as { document?: unknown } | undefined)?.document;
   return typeof doc === "string" ? doc : "";
+}
+
+interface Message {
+  role: string;
+  content?: unknown;
+  toolCallId?: string;
+  toolCalls?: { id: string; function: { name: string; arguments: string } }[];
+}
+
+/**
+ * The document the user last confirmed, read from the conversation (so a reload knows it too):
+ * each confirm_changes answered `{accepted: true}` confirms the write_document_local before it.
+ */
+export function confirmedDocument(messages: readonly Message[]): string {
+  const results = new Map(messages.filter((m) => m.role === "tool" && m.toolCallId).map((m) => [m.toolCallId!, m.content]));
+  let proposed = "";
+  let confirmed = "";
+  for (const m of messages) {
+    for (const call of m.toolCalls ?? []) {
+      if (call.function.name === WRITE_TOOL) {
+        const args = parseJson(call.function.arguments) as { document?: unknown } | undefined;
+        if (typeof args?.document === "string") proposed = args.document;
+      } else if (call.function.name === CONFIRM_TOOL) {
+        const result = results.get(call.id);
+        const answer = (typeof result === "string" ? parseJson(result) : result) as { accepted?: unknown } | undefined;
+        if (answer?.accepted === true) confirmed = proposed;
+      }
+    }
+  }
+  return confirmed;
+}
+
+type ConfirmProps = {
+  toolCallId: string;
+  status: "inProgress" | "executing" | "complete";
+  result?: unknown;
+  respond?: (result: unknown) => Promise<void>;
+};
+
+function ConfirmChangesCard({ toolCallId, status, result, respond }: ConfirmProps) {
+  const agent = useThreadAgent();
+  const answer = parseJson(typeof result === "string" ? result : JSON.stringify(result ?? null)) as { accepted?: boolean } | null;
+  const state = status === "complete" ? (answer?.accepted ? "accepted" : "rejected") : respond ? "asking" : "preparing";
+  const reject = () => {
+    const before = confirmedDocument(agent.messages as Message[]);
+    agent.setState({ ...((agent.state ?? {}) as Record<string, unknown>), document: before });
+    void respond?.({ accepted: false });
+  };
+  return (
+    <div className="tool-card approval" data-testid="confirm-changes-modal" data-tool-call-id={toolCallId} data-state={state}>
+      <div className="tool-card-head">
+        <span className="tool-card-title"><span className="tool-icon">?</span> Confirm changes</span>
+        {state === "accepted" && <span className="chip chip-complete" data-testid="status-display">✓ Accepted</span>}
+        {state === "rejected" && <span className="chip chip-failed" data-testid="status-display">✗ Rejected</span>}
+      </div>
+      <p className="approval-action">Do you want to keep the agent's changes to the document?</p>
+      {state === "asking" && respond && (
+        <div className="approval-buttons">
+          <button type="button" className="btn btn-primary" data-testid="confirm-button" onClick={() => void respond({ accepted: true })}>
+            Confirm
+          </button>
+          <button type="button" className="btn" data-testid="reject-button" onClick={reject}>
+            Reject
+          </button>
+        </div>
+      )}
+    </div>
+  );
 }
 
 /** Enough Markdown for the agent's documents: headings, bullets, paragraphs. */
@@ -35,19 +108,28 @@ function Tools() {
   useAgentContext({ description: "The current document (state.document)", value: { document } });
   useRenderTool(
     {
-      name: "write_document",
+      name: WRITE_TOOL,
       parameters: z.object({ document: z.string() }),
       render: ({ toolCallId, status, parameters }) => {
         const length = (parameters as { document?: string } | undefined)?.document?.length ?? 0;
         return (
-          <div className="tool-card" data-testid="tool-card" data-tool="write_document" data-tool-call-id={toolCallId} data-status={status}>
+          <div className="tool-card" data-testid="tool-card" data-tool={WRITE_TOOL} data-tool-call-id={toolCallId} data-status={status}>
             <span className="tool-card-title">
-              <span className="tool-icon">doc</span> {status === "complete" ? "Document written" : "Writing the document…"}
+              <span className="tool-icon">doc</span> {status === "complete" ? "Change proposed" : "Writing the document…"}
               <span className="muted"> {length} characters</span>
             </span>
           </div>
         );
       },
+    },
+    [],
+  );
+  useHumanInTheLoop(
+    {
+      name: CONFIRM_TOOL,
+      description: "Ask the user to confirm or reject the document change just written. Answers { accepted: boolean }.",
+      parameters: z.object({}),
+      render: (p) => <ConfirmChangesCard toolCallId={p.toolCallId} status={p.status} result={p.result} respond={p.respond} />,
     },
     [],
   );
@@ -68,7 +150,7 @@ export const predictiveStateUpdates: DemoFeature = {
   slug: "predictive-state-updates",
   agentId: "predictive_state_updates",
   title: "Predictive state updates",
-  summary: "The agent writes a document with write_document; the page shows state.document, and the chat follows the tool's arguments as they stream.",
+  summary: "The agent proposes a document with write_document_local (state.document follows its argument as it streams); you confirm or reject the change (confirm_changes).",
   prompts: ["Write a document about the sea", "Write a short piece about autumn"],
   Tools,
   Panel,

@@ -1,6 +1,6 @@
 /**
  * Shared state: a recipe both sides edit. The user's edits go into the agent's state (sent with
- * the next run) and, as application context, to the model; the agent's update_recipe patches
+ * the next run) and, as application context, to the model; the agent's updateWorkingMemory patches
  * arrive as STATE_DELTA and show here at once. Editing is off while a run is going, so an edit
  * never races the agent's.
  */
@@ -102,7 +102,7 @@ export const sharedState: DemoFeature = {
   slug: "shared-state",
   agentId: "shared_state",
   title: "Shared state",
-  summary: "A recipe that you edit here and the agent edits with update_recipe: your edits reach the agent with the next run, its edits stream back as state deltas.",
+  summary: "A recipe that you edit here and the agent edits with updateWorkingMemory: your edits reach the agent with the next run, its edits stream back as state deltas.",
   prompts: ["Suggest a recipe", "Improve it"],
   Tools,
   Panel,

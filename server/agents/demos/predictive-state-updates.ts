@@ -1,39 +1,59 @@
 /**
- * Dojo feature "predictive state updates": a document (state.document) written by a tool whose
- * argument IS the new document. write_document stores it in the shared state when it runs.
+ * Dojo feature "predictive state updates": a document (state.document) written by the dojo
+ * reference agents' tool `write_document_local`, whose argument IS the new document.
  *
  * The prediction: `predictState` makes state.document follow the tool's `document` argument
  * while the model streams it, before the tool runs, so the page shows the document being written
  * (it draws state.document either way; the tool's own write comes last and wins).
+ *
+ * The confirmation, as in the dojo: after writing, the agent calls the page's frontend tool
+ * `confirm_changes` (arguments `{}`); the run ends with the proposal in state.document and the
+ * question open. The page answers `{accepted: true}` (the document stays) or `{accepted: false}`
+ * after putting the previous document back into the state it sends with that answer, so the
+ * thread's state is the user's choice. Rejected: the server reverting on its own, which would
+ * need it to read the page's answer, a tool result of a tool it does not own, and guess what
+ * "previous" means when the user also edited the document.
  */
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentDefinition } from "../define.ts";
 
 export const PREDICTIVE_STATE_UPDATES_ID = "predictive_state_updates";
 
+/** The dojo reference agents' names: the backend tool, and the page's confirmation tool. */
+export const WRITE_DOCUMENT_TOOL = "write_document_local";
+export const CONFIRM_CHANGES_TOOL = "confirm_changes";
+
 export const WriteDocumentArgsSchema = z.object({
   document: z.string().describe("The complete new text of the document (Markdown)"),
 });
 
+/** What the page answers to confirm_changes. */
+export const ConfirmChangesAnswerSchema = z.object({ accepted: z.boolean() });
+
 export function predictiveStateUpdatesAgent(): AgentDefinition {
   const writeDocument = defineTool({
-    name: "write_document",
-    description: "Write the shared document (state.document): always give the whole new text, not a change.",
+    name: WRITE_DOCUMENT_TOOL,
+    description:
+      "Write the shared document (state.document) in Markdown: always give the whole new text, even to change a few " +
+      "words, and keep edits minimal. Do not use italic or strike-through: the page uses them to mark changes.",
     inputSchema: WriteDocumentArgsSchema,
     async execute({ document }, ctx) {
       // `add` also replaces: the first document creates the member, later ones overwrite it.
       await ctx.state.patch([{ op: "add", path: "/document", value: document }]);
-      return { words: document.split(/\s+/).filter(Boolean).length };
+      return "Document written.";
     },
   });
   return defineAgent({
     id: PREDICTIVE_STATE_UPDATES_ID,
-    description: "Predictive state updates: the agent writes a document with write_document; the page shows state.document.",
+    description: `Predictive state updates: the agent proposes a document with ${WRITE_DOCUMENT_TOOL}; you confirm or reject it (${CONFIRM_CHANGES_TOOL}).`,
     instructions:
-      "You write and revise a document with the user. The current document is given in the application " +
-      "context. To change it, call write_document with the complete new text, then say in one sentence what you changed.",
+      "You write and revise a document with the user; the current document is state.document. To change it, call " +
+      `${WRITE_DOCUMENT_TOOL} with the complete new text (keep stories short), then call ${CONFIRM_CHANGES_TOOL} with {} ` +
+      "so the user confirms or rejects the change. Never repeat the document in the chat. When the answer is " +
+      "accepted: true, summarise the change in one or two sentences; when it is accepted: false, say the document " +
+      "stays as it was.",
     tools: [writeDocument],
-    predictState: [{ tool: "write_document", argument: "document", stateKey: "document" }],
+    predictState: [{ tool: WRITE_DOCUMENT_TOOL, argument: "document", stateKey: "document" }],
     maxTurns: 4,
   });
 }

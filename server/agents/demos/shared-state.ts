@@ -1,14 +1,19 @@
 /**
  * Dojo feature "shared state": a recipe (state.recipe) that the user edits in the page and the
- * agent edits through update_recipe. The page sends the whole state with every run and also
- * tells the model the current recipe as application context, so the agent builds on the user's
- * edits; the tool's JSON patch reaches the page as a STATE_DELTA.
+ * agent edits through `updateWorkingMemory`, the dojo reference agent's tool (Mastra's working
+ * memory), with its argument shape `{memory: {recipe: {...}}}`. The page sends the whole state
+ * with every run and the model also sees it (stateInContext, and the page's application
+ * context), so the agent builds on the user's edits; the tool's JSON patch reaches the page as a
+ * STATE_DELTA.
  */
 import fjp from "fast-json-patch";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentDefinition } from "../define.ts";
 
 export const SHARED_STATE_ID = "shared_state";
+
+/** The dojo reference agents' name for the tool; their pages and recorded fixtures use it. */
+export const UPDATE_WORKING_MEMORY_TOOL = "updateWorkingMemory";
 
 export const IngredientSchema = z.object({
   icon: z.string().describe("One emoji"),
@@ -19,13 +24,18 @@ export const RecipeSchema = z.object({
   title: z.string(),
   skill_level: z.enum(["Beginner", "Intermediate", "Advanced"]),
   cooking_time: z.string().describe("e.g. 30 min"),
+  // The dojo's recipe has it; this app's page keeps it without drawing it.
+  special_preferences: z.array(z.string()).optional().describe("e.g. Vegetarian, Low Carb"),
   ingredients: z.array(IngredientSchema),
   instructions: z.array(z.string()),
 });
 export type Recipe = z.infer<typeof RecipeSchema>;
 
 /** Only the fields it gives change; a list it gives replaces the old list whole. */
-export const UpdateRecipeArgsSchema = RecipeSchema.partial();
+export const RecipeChangesSchema = RecipeSchema.partial();
+export const UpdateWorkingMemoryArgsSchema = z.object({
+  memory: z.object({ recipe: RecipeChangesSchema }).describe("The working memory: the recipe, with the fields you change"),
+});
 
 export const EMPTY_RECIPE: Recipe = { title: "", skill_level: "Beginner", cooking_time: "", ingredients: [], instructions: [] };
 
@@ -34,31 +44,32 @@ function asRecord(v: unknown): Record<string, unknown> {
 }
 
 export function sharedStateAgent(): AgentDefinition {
-  const updateRecipe = defineTool({
-    name: "update_recipe",
+  const updateWorkingMemory = defineTool({
+    name: UPDATE_WORKING_MEMORY_TOOL,
     description:
-      "Change the shared recipe (state.recipe). Give only the fields you change; ingredients and instructions, " +
-      "when given, are the complete new lists.",
-    inputSchema: UpdateRecipeArgsSchema,
-    async execute(changes, ctx) {
+      "Change the shared recipe (state.recipe): memory.recipe holds only the fields you change; ingredients and " +
+      "instructions, when given, are the complete new lists.",
+    inputSchema: UpdateWorkingMemoryArgsSchema,
+    async execute({ memory }, ctx) {
       const before = asRecord(ctx.state.get());
-      // The recipe as it is now, with the user's latest edits: the run's input state.
-      const current = RecipeSchema.safeParse(before.recipe);
-      const recipe: Recipe = { ...(current.success ? current.data : EMPTY_RECIPE), ...changes };
+      // The recipe as it is now, with the user's latest edits (the run's input state), fields
+      // this server does not know included: a merge, not a parse that would drop them.
+      const recipe: Record<string, unknown> = { ...EMPTY_RECIPE, ...asRecord(before.recipe), ...memory.recipe };
       // A delta, not a snapshot: the page sees which fields the agent touched.
       const ops = fjp.compare(before, { ...before, recipe });
       if (ops.length > 0) await ctx.state.patch(ops);
-      return { ingredients: recipe.ingredients.length, instructions: recipe.instructions.length };
+      const count = (list: unknown) => (Array.isArray(list) ? list.length : 0);
+      return { ingredients: count(recipe.ingredients), instructions: count(recipe.instructions) };
     },
   });
   return defineAgent({
     id: SHARED_STATE_ID,
-    description: "Shared state: a recipe that you edit in the page and the agent edits with update_recipe.",
+    description: `Shared state: a recipe that you edit in the page and the agent edits with ${UPDATE_WORKING_MEMORY_TOOL}.`,
     instructions:
-      "You are a cooking assistant working on a recipe the user also edits. The current recipe is given in the " +
-      "application context; build on it (keep the user's changes) and change it only with update_recipe. " +
-      "Then say in one sentence what you changed.",
-    tools: [updateRecipe],
+      "You are a cooking assistant working on a recipe the user also edits. The current recipe is in the shared " +
+      `state; build on it (keep the user's changes) and change it only with ${UPDATE_WORKING_MEMORY_TOOL}. ` +
+      "Then say in one sentence what you changed. Asked about the recipe, answer from the current state.",
+    tools: [updateWorkingMemory],
     maxTurns: 4,
   });
 }

@@ -3,11 +3,13 @@
  * a tool only its agent is offered, its follow-up (the request ends with that tool's result)
  * before its trigger. The agents that need no script of their own use the default agent's:
  * agentic chat (change_background), backend tool rendering (get_weather), human in the loop
- * (confirm_action on "delete" / "approve"). The coding agent is keyed on write + bash + edit.
+ * (confirm_action on "delete" / "approve"; the dojo's generate_task_steps has its own script). The
+ * coding agent is keyed on write + bash + edit.
  */
 import type { Fixture } from "@copilotkit/aimock";
 import { agenticGenerativeUiFixtures } from "./agentic-generative-ui.ts";
 import { codingFixtures } from "./coding.ts";
+import { humanInTheLoopFixtures } from "./human-in-the-loop.ts";
 import { predictiveStateUpdatesFixtures } from "./predictive-state-updates.ts";
 import { sharedStateFixtures } from "./shared-state.ts";
 import { toolBasedGenerativeUiFixtures } from "./tool-based-generative-ui.ts";
@@ -16,6 +18,7 @@ export function demoAgentFixtures(): Fixture[] {
   return [
     ...agenticGenerativeUiFixtures(),
     ...toolBasedGenerativeUiFixtures(),
+    ...humanInTheLoopFixtures(),
     ...sharedStateFixtures(),
     ...predictiveStateUpdatesFixtures(),
     ...codingFixtures(),

@@ -1,14 +1,14 @@
 /**
  * The demo model on the shared state agent. It reads the recipe the page sends as context (with
- * the user's edits) and answers with update_recipe: a starter recipe when there is none, else
+ * the user's edits) and answers with updateWorkingMemory (`{memory: {recipe}}`): a starter recipe when there is none, else
  * the user's ingredients and steps plus one of its own. So a user's edit visibly reaches the
  * model, and the model's edit visibly reaches the page.
  */
 import type { Fixture } from "@copilotkit/aimock";
-import { RecipeSchema, type Recipe } from "../../agents/demos/shared-state.ts";
+import { RecipeSchema, UPDATE_WORKING_MEMORY_TOOL, type Recipe } from "../../agents/demos/shared-state.ts";
 import { answeredCalls, contextValue, endsWithUser, lastResultIs, offers, parseObject, toolCall } from "../request.ts";
 
-const TOOL = "update_recipe";
+const TOOL = UPDATE_WORKING_MEMORY_TOOL;
 
 /** The page's context entry names the recipe; see client/src/demos/shared-state. */
 const CONTEXT_KEY = "recipe";
@@ -45,7 +45,7 @@ export function sharedStateFixtures(): Fixture[] {
     {
       match: { predicate: lastResultIs(TOOL) },
       response: (req) => {
-        const args = answeredCalls(req).at(-1)!.args as Partial<Recipe>;
+        const args = ((answeredCalls(req).at(-1)!.args as { memory?: { recipe?: Partial<Recipe> } }).memory?.recipe ?? {}) as Partial<Recipe>;
         const added = args.ingredients?.at(-1)?.name;
         return {
           content: args.title
@@ -58,15 +58,14 @@ export function sharedStateFixtures(): Fixture[] {
       match: { predicate: (req) => offers(req, TOOL) && endsWithUser(req) },
       response: (req) => {
         const recipe = currentRecipe(req);
-        if (!recipe) return { toolCalls: [toolCall(req, 0, TOOL, STARTER)] };
+        if (!recipe) return { toolCalls: [toolCall(req, 0, TOOL, { memory: { recipe: STARTER } })] };
         const names = new Set(recipe.ingredients.map((i) => i.name.toLowerCase()));
         const next = ADDITIONS.find((a) => !names.has(a.ingredient.name.toLowerCase()));
         if (!next) return { content: "Your recipe already has everything I would add. Bon appétit!" };
         return {
           toolCalls: [
             toolCall(req, 0, TOOL, {
-              ingredients: [...recipe.ingredients, next.ingredient],
-              instructions: [...recipe.instructions, next.step],
+              memory: { recipe: { ingredients: [...recipe.ingredients, next.ingredient], instructions: [...recipe.instructions, next.step] } },
             }),
           ],
         };
