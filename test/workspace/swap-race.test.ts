@@ -10,9 +10,10 @@ import { randomUUID } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolContext, ToolDefinition } from "../../server/agents/define.ts";
+import type { ToolDefinition } from "../../server/agents/define.ts";
 import { workspaceHostFromConfig, workspaceTools, type WorkspaceHost } from "../../server/workspace/tools.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
+import { testToolContext } from "../support/tool-context.ts";
 
 const sandboxed = existsSync("/usr/bin/bwrap");
 /** Rounds of reads, listings, searches and writes made while the swapper runs (bounded, not timed). */
@@ -29,20 +30,7 @@ describe.skipIf(!sandboxed)("workspace under a swap race", () => {
   const threadId = `race-${randomUUID().slice(0, 8)}`;
   const stop = new AbortController();
 
-  const ctx = (): ToolContext => ({
-    threadId,
-    tenantId: "default",
-    runId: "r1",
-    toolCallId: `c-${randomUUID()}`,
-    signal: stop.signal,
-    forwardedProps: undefined,
-    state: { get: () => ({}), patch: async () => {}, set: async () => {} },
-    progress: async () => {},
-    terminal: async () => {},
-    artifact: async () => {},
-    complete: () => {},
-    interrupt: async () => undefined,
-  });
+  const ctx = () => testToolContext({ threadId, signal: stop.signal });
 
   /** A tool's result as text, or its refusal's message (a refusal is an acceptable outcome). */
   async function call(name: string, args: unknown): Promise<{ ok: boolean; text: string }> {

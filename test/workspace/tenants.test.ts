@@ -14,25 +14,14 @@ import type { ToolContext, ToolDefinition } from "../../server/agents/define.ts"
 import { loadConfig } from "../../server/config.ts";
 import { workspaceHostFromConfig, workspaceTools, type WorkspaceHost } from "../../server/workspace/tools.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
+import { testToolContext } from "../support/tool-context.ts";
 
 let root: string;
 let host: WorkspaceHost;
 let tools: Map<string, ToolDefinition>;
 
-const ctx = (threadId: string, tenantId: string, workingDirectory?: string): ToolContext => ({
-  threadId,
-  tenantId,
-  runId: "r1",
-  toolCallId: "c1",
-  signal: new AbortController().signal,
-  forwardedProps: workingDirectory === undefined ? undefined : { threadline: { workingDirectory } },
-  state: { get: () => ({}), patch: async () => {}, set: async () => {} },
-  progress: async () => {},
-  terminal: async () => {},
-  artifact: async () => {},
-  complete: () => {},
-  interrupt: async () => undefined,
-});
+const ctx = (threadId: string, tenantId: string, workingDirectory?: string): ToolContext =>
+  testToolContext({ threadId, tenantId, forwardedProps: workingDirectory === undefined ? undefined : { threadline: { workingDirectory } } });
 
 async function call(name: string, args: unknown, context: ToolContext): Promise<{ ok: boolean; text: string }> {
   const tool = tools.get(name)!;

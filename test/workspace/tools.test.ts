@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ArtifactWrite, ToolContext, ToolDefinition } from "../../server/agents/define.ts";
 import { loadConfig } from "../../server/config.ts";
+import { testToolContext } from "../support/tool-context.ts";
 import { TERMINAL_CHUNK_MAX_BYTES, TERMINAL_STREAM_MAX_BYTES, TerminalStream } from "../../server/workspace/terminal.ts";
 import {
   GREP_OUTPUT_MAX_BYTES,
@@ -28,20 +29,8 @@ const threadId = "tools-test";
 const artifacts: ArtifactWrite[] = [];
 const terminal: string[] = [];
 
-const ctx = (): ToolContext => ({
-  threadId,
-  tenantId: "default",
-  runId: "r1",
-  toolCallId: "c1",
-  signal: new AbortController().signal,
-  forwardedProps: undefined,
-  state: { get: () => ({}), patch: async () => {}, set: async () => {} },
-  progress: async () => {},
-  terminal: async (data) => void terminal.push(data),
-  artifact: async (a) => void artifacts.push(a),
-  complete: () => {},
-  interrupt: async () => undefined,
-});
+const ctx = (): ToolContext =>
+  testToolContext({ threadId, terminal: async (data) => void terminal.push(data), artifact: async (a) => void artifacts.push(a) });
 
 async function call(name: string, args: unknown): Promise<unknown> {
   const tool = tools.get(name)!;
