@@ -7,6 +7,7 @@
 import type { FrameId, Frame } from "../../protocol/frames.ts";
 import { Replay } from "../../protocol/replay.ts";
 import { isActive } from "../../protocol/status.ts";
+import type { ProtocolLevel } from "../../protocol/versions.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
 import { backlogPages, livePages } from "./thread-frames.ts";
@@ -20,13 +21,15 @@ export interface ConnectStreamDeps {
  * The frames of `thread` (a row the caller read for its tenant: the log read afterwards holds at
  * least what the row says). With a cursor: exactly the frames after it, as a client that never
  * left received them; without one: the conversation as a snapshot, then the active run from its
- * start. Pull-driven, one page of the log at a time.
+ * start. Pull-driven, one page of the log at a time. `reader`: what the connecting client
+ * declared, so each run's frames take the forms its live stream had (protocol/versions.ts).
  */
 export async function* connectFrames(
   { store, metrics }: ConnectStreamDeps,
   thread: ThreadRow,
   cursor: FrameId | undefined,
   signal: AbortSignal,
+  reader: ProtocolLevel = "legacy",
 ): AsyncGenerator<Frame, void, undefined> {
   const { threadId } = thread;
   if (signal.aborted) return;
@@ -36,7 +39,7 @@ export async function* connectFrames(
   // The replay starts from the checkpoint where that makes the same frames (Replay decides):
   // a reload then reads the events after the last run's end, not the thread's whole log.
   const checkpoint = await store.readCheckpoint(threadId);
-  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: exact ? cursor : undefined, checkpoint });
+  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: exact ? cursor : undefined, checkpoint, reader });
   let lastSeq = fold.startsAt;
   for await (const page of backlogPages(store, threadId, fold.startsAt, signal, metrics)) {
     for (const e of page) {

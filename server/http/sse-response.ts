@@ -11,7 +11,8 @@
  */
 import type { Request, Response } from "express";
 import type { Frame } from "../../protocol/project.ts";
-import { encodeFrame, encodeFrameBinary, KEEP_ALIVE, negotiate, PROTO_MEDIA_TYPE } from "../../protocol/sse.ts";
+import { encodeFrame, encodeFrameBinary, KEEP_ALIVE, PROTO_MEDIA_TYPE, wireFormat } from "../../protocol/sse.ts";
+import type { ProtocolLevel } from "../../protocol/versions.ts";
 import type { Metrics } from "../metrics.ts";
 
 export const KEEP_ALIVE_MS = 15_000;
@@ -21,6 +22,8 @@ export interface SseResponseOptions {
   keepAliveMs?: number;
   /** Force plain SSE (the raw event feed), whatever the Accept header names. */
   mode?: "sse";
+  /** What the client declared: protobuf only for a 1.x client (protocol/sse.ts wireFormat). */
+  reader?: ProtocolLevel;
 }
 
 export class SseResponse {
@@ -40,7 +43,7 @@ export class SseResponse {
 
   constructor(req: Request, res: Response, opts: SseResponseOptions = {}) {
     this.#res = res;
-    this.#mode = opts.mode ?? negotiate(req.get("accept"));
+    this.#mode = opts.mode ?? wireFormat(req.get("accept"), opts.reader ?? "legacy");
     this.#metrics = opts.metrics;
     this.#keepAliveMs = opts.keepAliveMs ?? KEEP_ALIVE_MS;
     res.once("close", () => this.#onClose());

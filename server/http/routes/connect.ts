@@ -13,6 +13,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import { parseFrameId, type FrameId } from "../../../protocol/frames.ts";
+import { levelOf, PROTOCOL_VERSION_MAX_CHARS } from "../../../protocol/versions.ts";
 import type { AgentRegistry } from "../../agents/define.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
@@ -21,9 +22,16 @@ import { sendError, zodIssues } from "../errors.ts";
 import { SseResponse } from "../sse-response.ts";
 import { connectFrames } from "../connect-stream.ts";
 
+/**
+ * `protocolVersion`: the AG-UI version the client speaks, as RunAgentInput names it (a 1.0
+ * HttpAgent's connect input carries it there too). It decides the forms each run's frames take
+ * (protocol/versions.ts) and whether protobuf may be sent; absent, the frames are the ones both
+ * 0.0.59 and 1.0 accept. Rejected: a header of our own, which no AG-UI client sets.
+ */
 const ConnectBodySchema = z.looseObject({
   threadId: z.string().min(1).max(200),
   lastSeenEventId: z.string().min(1).optional(),
+  protocolVersion: z.string().min(1).max(PROTOCOL_VERSION_MAX_CHARS).optional(),
 });
 
 export function connectRoute({ store, agents, metrics }: { store: EventStore; agents: AgentRegistry; metrics: Metrics }): Router {
@@ -53,7 +61,8 @@ export function connectRoute({ store, agents, metrics }: { store: EventStore; ag
     const { threadId } = body.data;
     // Listening for the close before the first await: a client gone by the time the row is read
     // gets nothing opened, counted or followed for it.
-    const sse = new SseResponse(req, res, { metrics });
+    const reader = levelOf(body.data.protocolVersion);
+    const sse = new SseResponse(req, res, { metrics, reader });
     // The row first, then the log: the log read afterwards holds at least what the row says.
     // Another tenant's thread is not found, and answers as an unknown one: an empty stream.
     const thread = await store.getThread(threadId, callerTenant(res));
@@ -64,7 +73,7 @@ export function connectRoute({ store, agents, metrics }: { store: EventStore; ag
     sse.open();
     try {
       if (!thread) return;
-      for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal)) {
+      for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal, reader)) {
         await sse.write(frame);
         if (sse.signal.aborted) break;
       }
