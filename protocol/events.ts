@@ -20,6 +20,7 @@ import {
   ToolSchema,
 } from "@ag-ui/core/schemas";
 import { z } from "zod";
+import { PROTOCOL_VERSION_MAX_CHARS } from "./versions.ts";
 
 const runId = z.string().min(1);
 const messageId = z.string().min(1);
@@ -50,6 +51,8 @@ export const RunAcceptedSchema = event(
   z.object({
     runId,
     parentRunId: z.string().optional(),
+    /** RunAgentInput.protocolVersion as the posting client declared it (protocol/versions.ts). */
+    protocolVersion: z.string().max(PROTOCOL_VERSION_MAX_CHARS).optional(),
     tools: z.array(ToolSchema).default([]),
     context: z.array(ContextSchema).default([]),
     forwardedProps: z.unknown().optional(),

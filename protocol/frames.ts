@@ -21,6 +21,7 @@ import {
   type Message,
   type TokenUsage,
 } from "@ag-ui/core";
+import type { ProtocolLevel } from "./versions.ts";
 
 export interface Frame {
   /** SSE `id:` and resume cursor (see the scheme above). */
@@ -68,6 +69,11 @@ export function framesAt(seq: number, events: readonly AGUIEvent[]): Frame[] {
   return events.map((event, k) => ({ id: `${seq}.${k}`, event }));
 }
 
+/** A tool result's content as a stream of `level` sends it: parts in 1.0, text otherwise. */
+export function toolContentFor(content: string | ContentPart[], level: ProtocolLevel): string | ContentPart[] {
+  return level === "1.0" ? content : toolContentText(content);
+}
+
 /**
  * Tool message content as @ag-ui/client 0.0.59 accepts it: a string. 1.0 allows content parts,
  * 0.0.59 rejects them on TOOL_CALL_RESULT and in tool messages; the text parts concatenated is the
@@ -78,9 +84,12 @@ export function toolContentText(content: string | ContentPart[]): string {
   return typeof content === "string" ? content : contentToText(content);
 }
 
-/** A message in the shape both client versions accept (RUN_STARTED.input, MESSAGES_SNAPSHOT). */
-export function wireMessage(m: Message): Message {
-  if (m.role === "tool" && typeof m.content !== "string") return { ...m, content: toolContentText(m.content) };
+/**
+ * A message as a stream of `level` sends it (RUN_STARTED.input, MESSAGES_SNAPSHOT): a tool
+ * message's content parts as they are in 1.0, as text otherwise (protocol/versions.ts).
+ */
+export function wireMessage(m: Message, level: ProtocolLevel = "legacy"): Message {
+  if (m.role === "tool" && typeof m.content !== "string" && level === "legacy") return { ...m, content: toolContentText(m.content) };
   // The provider's opaque reasoning is the server's to send back to the provider, not the
   // clients' (0.0.59 knows no such field); the log keeps it.
   if (m.role === "reasoning" && m.encryptedValue !== undefined) {

@@ -8,7 +8,7 @@
  * text kept in memory for the life of the thread, to catch a case the engine does not produce.
  */
 import { EventType, type AGUIEvent, type Message, type TextMessageRole } from "@ag-ui/core";
-import { toolContentText } from "./frames.ts";
+import { toolContentFor, toolContentText } from "./frames.ts";
 import type { RunScope } from "./project-scope.ts";
 
 export interface Shown {
@@ -25,10 +25,11 @@ export function newShown(): Shown {
 export function projectAgentMessage(m: Message, s: RunScope, shown: Shown, out: AGUIEvent[]): void {
   switch (m.role) {
     case "tool":
-      // Its own messageId (required by both clients); content as a string (0.0.59 takes no parts).
+      // Its own messageId (required by both clients); content parts only in a 1.0 run (0.0.59
+      // takes a string only: its text parts then stand for it).
       if (shown.results.has(m.id)) return;
       shown.results.add(m.id);
-      out.push({ type: EventType.TOOL_CALL_RESULT, messageId: m.id, toolCallId: m.toolCallId, content: toolContentText(m.content), role: "tool" });
+      out.push({ type: EventType.TOOL_CALL_RESULT, messageId: m.id, toolCallId: m.toolCallId, content: toolContentFor(m.content, s.level), role: "tool" });
       return;
     case "assistant":
       text(s, shown, m.id, m.content ?? "", "assistant", out);

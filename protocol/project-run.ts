@@ -8,10 +8,13 @@ import { sumUsage, wireMessage } from "./frames.ts";
 import { INTERRUPT_TOOL_NAME, interruptToolArgs, wireInterrupt, type InterruptRequest } from "./interrupts.ts";
 import type { MessageList } from "./message-list.ts";
 import type { RunScope } from "./project-scope.ts";
+import { SPOKEN_PROTOCOL_VERSION } from "./versions.ts";
 
 /** A run's input as accepted, collected until its RUN_STARTED echoes it. */
 export interface RunInput {
   parentRunId?: string;
+  /** What the posting client declared (RunAgentInput.protocolVersion), as run.accepted kept it. */
+  protocolVersion?: string;
   tools: Tool[];
   context: Context[];
   forwardedProps?: unknown;
@@ -19,31 +22,67 @@ export interface RunInput {
   messages: MessageList;
 }
 
-export function runStartedEvent(threadId: string, runId: string, input: RunInput | undefined, state: unknown): AGUIEvent {
+/**
+ * RUN_STARTED. A 1.0 run says which version it speaks (`protocolVersion`) and echoes the
+ * poster's declaration in its input; a legacy run carries neither, as before versions were read.
+ * (0.0.59's schema would keep an unknown `protocolVersion`, but a legacy client's frames stay
+ * exactly what they were.)
+ */
+export function runStartedEvent(threadId: string, s: RunScope, input: RunInput | undefined, state: unknown): AGUIEvent {
+  const { runId, level } = s;
   const { parentRunId, forwardedProps } = input ?? {};
   const echo: RunAgentInput = {
     threadId,
     runId,
     ...(parentRunId !== undefined && { parentRunId }),
-    messages: (input?.messages.items ?? []).map(wireMessage),
+    ...(level === "1.0" && input?.protocolVersion !== undefined && { protocolVersion: input.protocolVersion }),
+    messages: (input?.messages.items ?? []).map((m) => wireMessage(m, level)),
     tools: input?.tools ?? [],
     context: input?.context ?? [],
     ...(state !== undefined && { state }),
     ...(forwardedProps != null && { forwardedProps }),
   };
-  return { type: EventType.RUN_STARTED, threadId, runId, ...(parentRunId !== undefined && { parentRunId }), input: echo };
+  return {
+    type: EventType.RUN_STARTED,
+    threadId,
+    runId,
+    ...(parentRunId !== undefined && { parentRunId }),
+    ...(level === "1.0" && { protocolVersion: SPOKEN_PROTOCOL_VERSION }),
+    input: echo,
+  };
 }
 
-/** `result` is omitted when absent or null: 1.0 only tolerates a null result with a warning. */
-export function runFinishedEvent(threadId: string, s: RunScope, result?: unknown, interrupts?: InterruptRequest[]): AGUIEvent {
+/**
+ * `result` is omitted when absent or null: 1.0 only tolerates a null result with a warning.
+ * `pendingToolCallIds` (frontend tool calls the run left waiting) become a success outcome in a
+ * 1.0 run only: 0.0.59's success outcome is strict and rejects the field, and with no outcome
+ * both versions read success (1.0 then derives the pending calls itself).
+ */
+export function runFinishedEvent(
+  threadId: string,
+  s: RunScope,
+  result?: unknown,
+  interrupts?: InterruptRequest[],
+  pendingToolCallIds?: readonly string[],
+): AGUIEvent {
+  const pending = s.level === "1.0" && pendingToolCallIds?.length ? { outcome: { type: "success" as const, pendingToolCallIds: [...pendingToolCallIds] } } : {};
   return {
     type: EventType.RUN_FINISHED,
     threadId,
     runId: s.runId,
     ...(result != null && { result }),
-    ...(interrupts?.length && { outcome: { type: "interrupt" as const, interrupts: interrupts.map(wireInterrupt) } }),
+    ...(interrupts?.length ? { outcome: { type: "interrupt" as const, interrupts: interrupts.map(wireInterrupt) } } : pending),
     ...usageOf(s),
   };
+}
+
+/**
+ * A cancelled run's terminal frame: 1.0's cancelled outcome, or RUN_ERROR{code:"CANCELLED"} for
+ * a legacy run (0.0.59's outcome union has no cancelled member).
+ */
+export function runCancelledEvent(threadId: string, s: RunScope, message: string): AGUIEvent {
+  if (s.level === "1.0") return { type: EventType.RUN_FINISHED, threadId, runId: s.runId, outcome: { type: "cancelled" as const }, ...usageOf(s) };
+  return runErrorEvent(s, message, "CANCELLED");
 }
 
 export function runErrorEvent(s: RunScope, message: string, code: string): AGUIEvent {

@@ -5,6 +5,7 @@
  * that bookkeeping so that `project.ts` can stay a plain mapping.
  */
 import { EventType, type AGUIEvent, type TextMessageRole, type TokenUsage } from "@ag-ui/core";
+import type { ProtocolLevel } from "./versions.ts";
 
 export class RunScope {
   /** Whether a STATE_SNAPSHOT went out in this run: a STATE_DELTA may only follow one. */
@@ -18,7 +19,11 @@ export class RunScope {
   /** The names in `steps`, so that opening a step does not scan every open one. */
   private readonly stepNames = new Set<string>();
 
-  constructor(readonly runId: string) {}
+  /** `level`: the forms this run's frames take for the stream's reader (protocol/versions.ts). */
+  constructor(
+    readonly runId: string,
+    readonly level: ProtocolLevel = "legacy",
+  ) {}
 
   openText(messageId: string, out: AGUIEvent[], role: TextMessageRole = "assistant"): boolean {
     if (this.text.has(messageId)) return false;

@@ -23,7 +23,9 @@
  *   conversation; a user/system/developer message -> a text message with that role.
  * - workflow.suspended / completed: RUN_FINISHED without `outcome` (0.0.59 rejects
  *   pendingToolCallIds and the cancelled outcome; an absent outcome means success to both, and
- *   1.0 still derives the pending tool calls from the calls left without a result).
+ *   1.0 still derives the pending tool calls from the calls left without a result). In a 1.0
+ *   run (protocol/versions.ts) a suspension that leaves frontend tool calls waiting says so:
+ *   `outcome: {type:"success", pendingToolCallIds}`.
  * - branch.forked: the conversation keeps what the fork keeps; the run it starts opens with a
  *   MESSAGES_SNAPSHOT of the new branch after its STATE_SNAPSHOT (protocol/branches.ts).
  * - interrupt.requested: folded; the suspension that names it ends the run with
@@ -32,7 +34,10 @@
  *   (START/ARGS/END, no result) and no outcome: the form CopilotKit's human-in-the-loop hooks
  *   render (protocol/interrupts.ts says why never both). interrupt.resolved: nothing (the
  *   answer reached the server in the next run's input).
- * - workflow.failed: RUN_ERROR{message, code}. workflow.cancelled: RUN_ERROR{code:"CANCELLED"}.
+ * - workflow.failed: RUN_ERROR{message, code}. workflow.cancelled: RUN_ERROR{code:"CANCELLED"},
+ *   or in a 1.0 run RUN_FINISHED{outcome:{type:"cancelled"}}.
+ * A run's forms (legacy or 1.0) are decided once, when it opens, from what its poster declared
+ * and what the reader of this projection declared (the constructor's `reader`).
  *   workflow.cancelling: nothing (the run is still open).
  * Before a terminal frame everything open is closed. Nothing is emitted for a run that has ended.
  * A terminal event for a run that never started (cancelled while PENDING) opens it first, so the
@@ -45,11 +50,12 @@ import { runIdOf, type EventOf, type StoredEvent } from "./events.ts";
 import { compareFrameIds, framesAt, parseFrameId, wireMessage, type Frame } from "./frames.ts";
 import { MessageList } from "./message-list.ts";
 import { newShown, projectAgentMessage } from "./project-messages.ts";
-import { interruptToolCall, runErrorEvent, runFinishedEvent, runStartedEvent, type RunInput } from "./project-run.ts";
+import { interruptToolCall, runCancelledEvent, runErrorEvent, runFinishedEvent, runStartedEvent, type RunInput } from "./project-run.ts";
 import { RunScope } from "./project-scope.ts";
 import { isRunPart, projectRunPart } from "./project-stream.ts";
 import { wantsInterruptTool, type InterruptRequest } from "./interrupts.ts";
 import { applyStatePatch } from "./state.ts";
+import { runLevel, type ProtocolLevel } from "./versions.ts";
 
 export type { Frame } from "./frames.ts";
 
@@ -86,7 +92,11 @@ export class Projector {
   /** Ids already sent to clients in this thread: what message.appended must not send twice. */
   private readonly shown = newShown();
 
-  constructor(threadId?: string) {
+  /** `reader`: what the client reading these frames declared (protocol/versions.ts). */
+  constructor(
+    threadId?: string,
+    private readonly reader: ProtocolLevel = "legacy",
+  ) {
     this.threadId = threadId;
   }
 
@@ -98,8 +108,8 @@ export class Projector {
    * whole); no run is open and no input is waiting for its RUN_STARTED. Rejected: a checkpoint of
    * the projector itself, a second stored shape that would have to follow every change here.
    */
-  static at(seed: ProjectionSeed): Projector {
-    const p = new Projector(seed.threadId);
+  static at(seed: ProjectionSeed, reader: ProtocolLevel = "legacy"): Projector {
+    const p = new Projector(seed.threadId, reader);
     p.lastSeq = seed.seq;
     p.state = seed.state;
     for (const m of seed.messages) {
@@ -205,7 +215,7 @@ export class Projector {
         break;
       }
       case "workflow.suspended":
-        this.onSuspended(e.data.runId, e.data.interruptIds, out);
+        this.onSuspended(e.data.runId, e.data.interruptIds, e.data.pendingToolCallIds, out);
         break;
       case "workflow.completed": {
         const { result } = e.data;
@@ -219,17 +229,24 @@ export class Projector {
       }
       case "workflow.cancelled": {
         const message = e.data.reason ? `Run cancelled: ${e.data.reason}` : "Run cancelled";
-        this.finish(e.data.runId, out, (sc) => runErrorEvent(sc, message, "CANCELLED"));
+        this.finish(e.data.runId, out, (sc) => runCancelledEvent(this.threadId!, sc, message));
         break;
       }
     }
   }
 
   private onAccepted(data: EventOf<"run.accepted">["data"]): void {
-    const { runId, parentRunId, tools, context, forwardedProps } = data;
+    const { runId, parentRunId, protocolVersion, tools, context, forwardedProps } = data;
     const known = this.inputs.get(runId);
     const messages = known?.messages ?? new MessageList();
-    this.inputs.set(runId, { tools, context, messages, ...(parentRunId !== undefined && { parentRunId }), forwardedProps });
+    this.inputs.set(runId, {
+      tools,
+      context,
+      messages,
+      ...(parentRunId !== undefined && { parentRunId }),
+      ...(protocolVersion !== undefined && { protocolVersion }),
+      forwardedProps,
+    });
     this.lastAccepted = runId;
   }
 
@@ -251,12 +268,12 @@ export class Projector {
     this.forkedRuns.add(data.runId);
   }
 
-  private onSuspended(runId: string, interruptIds: readonly string[] | undefined, out: AGUIEvent[]): void {
+  private onSuspended(runId: string, interruptIds: readonly string[] | undefined, pendingToolCallIds: readonly string[], out: AGUIEvent[]): void {
     const threadId = this.threadId!;
     const asked = this.asked.get(runId) ?? [];
     const interrupts = (interruptIds ?? []).flatMap((i) => asked.filter((r) => r.interruptId === i));
     this.asked.delete(runId);
-    if (interrupts.length === 0) this.finish(runId, out, (sc) => runFinishedEvent(threadId, sc));
+    if (interrupts.length === 0) this.finish(runId, out, (sc) => runFinishedEvent(threadId, sc, undefined, undefined, pendingToolCallIds));
     else if (this.interruptToolRuns.delete(runId)) {
       this.finish(runId, out, (sc) => [...interrupts.flatMap((r) => interruptToolCall(sc, r)), runFinishedEvent(threadId, sc)]);
     } else this.finish(runId, out, (sc) => runFinishedEvent(threadId, sc, undefined, interrupts));
@@ -277,14 +294,15 @@ export class Projector {
         runErrorEvent(sc, `Run ${old.runId} ended without a terminal event: run ${runId} started`, "SUPERSEDED"),
       );
     }
-    const scope = new RunScope(runId);
+    const input = this.inputs.get(runId);
+    const scope = new RunScope(runId, runLevel(input?.protocolVersion, this.reader));
     this.scope = scope;
     this.started.add(runId);
-    out.push(runStartedEvent(this.threadId!, runId, this.inputs.get(runId), this.state));
+    out.push(runStartedEvent(this.threadId!, scope, input, this.state));
     if (wantsInterruptTool(this.inputs.get(runId)?.tools)) this.interruptToolRuns.add(runId);
     this.inputs.delete(runId); // echoed once; a run is entered once
     this.snapshot(scope, out);
-    if (this.forkedRuns.delete(runId)) out.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.items.map(wireMessage) });
+    if (this.forkedRuns.delete(runId)) out.push(this.messagesSnapshot(scope));
     return scope;
   }
 
@@ -310,7 +328,11 @@ export class Projector {
     const before = out.length;
     s.closeAll(out);
     const closedPartial = out.slice(before).some((ev) => ev.type !== EventType.STEP_FINISHED);
-    if (closedPartial) out.push({ type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.items.map(wireMessage) });
+    if (closedPartial) out.push(this.messagesSnapshot(s));
+  }
+
+  private messagesSnapshot(s: RunScope): AGUIEvent {
+    return { type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.items.map((m) => wireMessage(m, s.level)) };
   }
 
   private snapshot(s: RunScope, out: AGUIEvent[]): void {
@@ -336,8 +358,8 @@ export class Projector {
 }
 
 /** Every frame of a thread's log, from the start. */
-export function project(events: Iterable<StoredEvent>): Frame[] {
-  const projector = new Projector();
+export function project(events: Iterable<StoredEvent>, reader: ProtocolLevel = "legacy"): Frame[] {
+  const projector = new Projector(undefined, reader);
   const frames: Frame[] = [];
   for (const e of events) frames.push(...projector.push(e));
   return frames;
@@ -349,8 +371,8 @@ export function project(events: Iterable<StoredEvent>): Frame[] {
  * every frame. A cursor that is not a frame id throws, rather than replaying the whole thread
  * onto a client that already holds part of it.
  */
-export function framesAfter(events: Iterable<StoredEvent>, cursor?: string | null): Frame[] {
-  const frames = project(events);
+export function framesAfter(events: Iterable<StoredEvent>, cursor?: string | null, reader: ProtocolLevel = "legacy"): Frame[] {
+  const frames = project(events, reader);
   if (cursor === undefined || cursor === null || cursor === "") return frames;
   const at = parseFrameId(cursor);
   if (!at) throw new TypeError(`Not a frame id: '${cursor}'. Frame ids are '<seq>' or '<seq>.<k>'.`);

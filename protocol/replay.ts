@@ -16,6 +16,7 @@ import type { StoredEvent } from "./events.ts";
 import { parseFrameId, type Frame, type FrameId } from "./frames.ts";
 import { Projector } from "./project.ts";
 import { messagesSnapshotFrames, Reconstructor } from "./reconstruct.ts";
+import type { ProtocolLevel } from "./versions.ts";
 
 export interface ReplayOptions {
   threadId: string;
@@ -28,6 +29,8 @@ export interface ReplayOptions {
    * where that gives the same frames (startsAt says where the log must then be read from).
    */
   checkpoint?: Checkpoint | null;
+  /** What the connecting client declared: the forms its frames take (protocol/versions.ts). */
+  reader?: ProtocolLevel;
 }
 
 const CONTENT = new Set(["message.appended", "state.set", "state.patched"]);
@@ -36,6 +39,7 @@ export class Replay {
   readonly #projector: Projector;
   readonly #activeRunId: string | null;
   readonly #cursor: FrameId | undefined;
+  readonly #reader: ProtocolLevel;
   /** Folds the events before the cut; dropped once the snapshot is out. */
   #before: Reconstructor | undefined;
   /** Whether anything a snapshot shows (a message, the state) came before the cut. */
@@ -48,18 +52,19 @@ export class Replay {
   constructor(opts: ReplayOptions) {
     this.#activeRunId = opts.activeRunId;
     this.#cursor = opts.cursor;
+    this.#reader = opts.reader ?? "legacy";
     this.#activeEnded = opts.activeRunId === null;
     const cp = opts.checkpoint && usable(opts.checkpoint, opts.cursor) ? opts.checkpoint : undefined;
     if (cp) {
       const { messages, state } = cp.fold;
-      this.#projector = Projector.at({ threadId: opts.threadId, seq: cp.seq, messages: messages as Message[], state });
+      this.#projector = Projector.at({ threadId: opts.threadId, seq: cp.seq, messages: messages as Message[], state }, this.#reader);
       this.#before = opts.cursor ? undefined : Reconstructor.from(cp);
       // What the snapshot would show: the events before the checkpoint that set #content left
       // messages or a state in the fold.
       this.#content = messages.length > 0 || state !== undefined;
       this.startsAt = cp.seq;
     } else {
-      this.#projector = new Projector(opts.threadId);
+      this.#projector = new Projector(opts.threadId, this.#reader);
       this.#before = opts.cursor ? undefined : new Reconstructor();
       this.startsAt = 0;
     }
@@ -108,7 +113,7 @@ export class Replay {
     // Nothing to show before the active run (its thread's first): no empty snapshot run.
     if (!this.#content) return [];
     const pendingInterrupts = atEnd ? [...before.interrupts().values()].filter((r) => !r.resolution) : [];
-    return messagesSnapshotFrames(before.snapshot(), { seq: horizon, pendingInterrupts });
+    return messagesSnapshotFrames(before.snapshot(), { seq: horizon, pendingInterrupts, reader: this.#reader });
   }
 }
 

@@ -5,12 +5,18 @@
  * SSE: `id: <frame id>\ndata: <one-line JSON>\n\n`, LF only (CRLF breaks both clients' parsers).
  * The `id:` line is ignored by HttpAgent and used by EventSource-style clients and our connect
  * route as the resume cursor. Protobuf (length-prefixed, no ids: the format has no place for one)
- * only when the client names `application/vnd.ag-ui.event+proto` explicitly. The encoder's own
+ * only when the client names `application/vnd.ag-ui.event+proto` explicitly AND declares a 1.x
+ * protocolVersion (wireFormat): a schema before 1.0 (@ag-ui/proto 0.0.59) has no message for
+ * TOOL_CALL_RESULT, REASONING_* or ACTIVITY_*, so such a client could not decode a run that
+ * used a backend tool or reasoned; it gets SSE, which its client reads as well (the content type
+ * says which). Rejected: protobuf per event type (a stream is one format), and dropping the
+ * events a schema lacks (a silent loss). The encoder's own
  * negotiation picks protobuf for `*\/*`, which is curl's default and would hand a terminal binary;
  * rejected for that reason, as the AG-UI aws-strands endpoint also does.
  */
 import { AGUI_MEDIA_TYPE, EventEncoder } from "@ag-ui/encoder";
 import type { Frame } from "./frames.ts";
+import type { ProtocolLevel } from "./versions.ts";
 
 export const SSE_MEDIA_TYPE = "text/event-stream";
 export const PROTO_MEDIA_TYPE: string = AGUI_MEDIA_TYPE;
@@ -80,6 +86,15 @@ export function negotiate(accept: string | null | undefined): WireFormat {
     else if (type === SSE_MEDIA_TYPE) sseQ = Math.max(sseQ, q);
   }
   return protoQ > 0 && protoQ > sseQ ? "proto" : "sse";
+}
+
+/**
+ * The format a stream is sent in: protobuf when the Accept header asks for it (negotiate) and the
+ * client declared a 1.x protocolVersion, whose schema knows every event this server sends; SSE
+ * otherwise.
+ */
+export function wireFormat(accept: string | null | undefined, reader: ProtocolLevel): WireFormat {
+  return reader === "1.0" ? negotiate(accept) : "sse";
 }
 
 function qualityOf(params: readonly string[]): number {

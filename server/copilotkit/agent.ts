@@ -6,6 +6,7 @@
  * caller's credentials around in headers.
  */
 import { AbstractAgent, type BaseEvent, type RunAgentInput } from "@ag-ui/client-0059";
+import type { AgentCapabilities } from "@ag-ui/core";
 import type { Observable } from "rxjs";
 import type { ThreadlineAgentRunner } from "./runner.ts";
 
@@ -13,6 +14,8 @@ export interface ThreadlineAgentOptions {
   agentId: string;
   description: string;
   runner: ThreadlineAgentRunner;
+  /** The agent's AG-UI capabilities (agents/capabilities.ts), which the runtime's /info forwards. */
+  capabilities: AgentCapabilities;
 }
 
 export class ThreadlineAgent extends AbstractAgent {
@@ -24,10 +27,17 @@ export class ThreadlineAgent extends AbstractAgent {
   // Not a #private field: AbstractAgent.clone() builds the copy with Object.create, which has
   // no slot for one.
   private runner: ThreadlineAgentRunner;
+  private capabilities: AgentCapabilities;
 
-  constructor({ agentId, description, runner }: ThreadlineAgentOptions) {
+  constructor({ agentId, description, runner, capabilities }: ThreadlineAgentOptions) {
     super({ agentId, description });
     this.runner = runner;
+    this.capabilities = capabilities;
+  }
+
+  /** What CopilotKit's GET /info lists for this agent (handleGetRuntimeInfo calls it). */
+  override async getCapabilities(): Promise<AgentCapabilities> {
+    return structuredClone(this.capabilities);
   }
 
   run(input: RunAgentInput): Observable<BaseEvent> {
@@ -42,6 +52,7 @@ export class ThreadlineAgent extends AbstractAgent {
   override clone(): ThreadlineAgent {
     const copy = super.clone() as ThreadlineAgent;
     copy.runner = this.runner;
+    copy.capabilities = this.capabilities;
     copy.headers = { ...this.headers };
     return copy;
   }

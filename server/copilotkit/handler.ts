@@ -14,6 +14,7 @@ import "./telemetry.ts"; // first: the runtime reads the telemetry switch when i
 import type { AbstractAgent } from "@ag-ui/client-0059";
 import { CopilotRuntime, createCopilotRuntimeHandler } from "@copilotkit/runtime/v2";
 import express, { Router, type RequestHandler, type Response } from "express";
+import { agentCapabilities } from "../agents/capabilities.ts";
 import type { AgentRegistry } from "../agents/define.ts";
 import { InvalidRequestError, NotFoundError } from "../errors.ts";
 import { callerTenant } from "../http/auth.ts";
@@ -94,7 +95,7 @@ function toRuntime(deps: CopilotkitHandlerDeps) {
   return (path: (params: Record<string, string | undefined>) => string): RequestHandler =>
     async (req, res, next) => {
       const runner = new ThreadlineAgentRunner({ ...deps, tenantId: callerTenant(res), mountPath: mountOf(res) });
-      const runtime = new CopilotRuntime({ runner, agents: inProcessAgents(deps.agents, runner) });
+      const runtime = new CopilotRuntime({ runner, agents: inProcessAgents(deps, runner) });
       const handle = createCopilotRuntimeHandler({ runtime, basePath: "/", cors: false, activateChannels: false });
       const gone = new AbortController();
       res.once("close", () => {
@@ -143,10 +144,13 @@ function noRoute(method: string, path: string, mount: string): NotFoundError {
   );
 }
 
-function inProcessAgents(agents: AgentRegistry, runner: ThreadlineAgentRunner): Record<string, AbstractAgent> {
+function inProcessAgents({ agents, engine }: Pick<CopilotkitHandlerDeps, "agents" | "engine">, runner: ThreadlineAgentRunner): Record<string, AbstractAgent> {
   // A null prototype: an id like "constructor" must not find Object.prototype's member.
   const record: Record<string, AbstractAgent> = Object.create(null);
-  for (const a of agents.list()) record[a.id] = new ThreadlineAgent({ agentId: a.id, description: a.description, runner });
+  for (const a of agents.list()) {
+    const capabilities = agentCapabilities(a, engine.modelOf(a));
+    record[a.id] = new ThreadlineAgent({ agentId: a.id, description: a.description, runner, capabilities });
+  }
   return record;
 }
 

@@ -31,6 +31,7 @@ import { NotFoundError, ConflictError, InvalidRequestError } from "../errors.ts"
 import type { Engine } from "../engine/engine.ts";
 import { connectFrames } from "../http/connect-stream.ts";
 import { describeError } from "../http/errors.ts";
+import { agentFitIssues } from "../http/agent-fit.ts";
 import { parseRunRequest } from "../http/run-input.ts";
 import { admitRun, runFrames } from "../http/run-stream.ts";
 import type { Metrics } from "../metrics.ts";
@@ -75,8 +76,14 @@ export class ThreadlineAgentRunner extends AgentRunner {
       if (!definition) throw unknownAgent(this.#deps.agents, this.#mountPath, agentId);
       // The same validation as the run route: the runtime's own parse is an older schema's, and
       // it does not know this server's rules (ids, unique message ids, the threadline options).
-      const run = parseRunRequest(input, { get: (name) => headers[name.toLowerCase()] });
+      // The runtime re-streams to CopilotKit's browser client, an @ag-ui/client 0.0.59: whatever
+      // version the request declared, the run is recorded and streamed in the forms 0.0.59
+      // accepts (protocol/versions.ts), so its replay anywhere is what this stream was.
+      const { protocolVersion: _spokenByTheRuntimeNotTheCaller, ...legacyInput } = input as typeof input & { protocolVersion?: string };
+      const run = parseRunRequest(legacyInput, { get: (name) => headers[name.toLowerCase()] });
       if (!run.ok) throw new InvalidRequestError("INVALID_RUN_INPUT", "The run is not a valid AG-UI RunAgentInput; fix the fields listed in `issues`.", run.issues);
+      const unfit = agentFitIssues(definition, this.#deps.engine.modelOf(definition), run.input);
+      if (unfit.length > 0) throw new InvalidRequestError("INVALID_RUN_INPUT", `Agent "${agentId}" cannot take this run as sent; fix the fields listed in \`issues\`.`, unfit);
       const started = await admitRun(this.#deps, definition, run, this.#tenantId);
       return runFrames(this.#deps, started, run, signal);
     });

@@ -218,6 +218,7 @@ function firstEvents(
     data: {
       runId,
       ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}),
+      ...(input.protocolVersion !== undefined && { protocolVersion: input.protocolVersion }),
       tools: input.tools ?? [],
       context: input.context ?? [],
       ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),

@@ -14,7 +14,7 @@ import type { AgentDefinition, AgentRegistry } from "../agents/define.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
 import { drainQueue, startRun, type StartedRun, type StartRunOptions } from "./admission.ts";
 import { cancelRun } from "./cancellation.ts";
-import type { ModelFactory } from "../models/model.ts";
+import type { Model, ModelFactory } from "../models/model.ts";
 import type { EngineCore } from "./engine-core.ts";
 import { startEngineTimers, type EngineTimers } from "./engine-timers.ts";
 import { sweep } from "./recovery.ts";
@@ -41,6 +41,7 @@ export class Engine {
   readonly leaseOwner: string;
   readonly leaseTtlMs: number;
   readonly #core: EngineCore;
+  readonly #models: ModelFactory;
   readonly #executor: RunExecutor;
   #timers: EngineTimers | undefined;
   /** Set by drain(): no run starts here any more, no expired lease is claimed; local runs go on. */
@@ -49,6 +50,7 @@ export class Engine {
 
   constructor(opts: EngineOptions) {
     this.leaseOwner = opts.leaseOwner ?? `threadline-${randomUUID().slice(0, 8)}`;
+    this.#models = opts.models;
     this.leaseTtlMs = opts.leaseTtlMs ?? 15_000;
     const logger = opts.logger.child({ instance: this.leaseOwner });
     this.#executor = new RunExecutor({
@@ -81,7 +83,12 @@ export class Engine {
   }
 
   /** Starts a run, or applies the thread's double-texting policy when it is busy (admission.ts). */
-  startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {
+  /** The model `agent`'s runs use (the factory the executor calls, asked the same way). */
+  modelOf(agent: AgentDefinition): Model {
+    return this.#models(agent);
+  }
+
+    startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {
     if (this.#draining || this.#closed) return Promise.reject(new EngineClosingError());
     return startRun(this.#core, agent, input, opts);
   }

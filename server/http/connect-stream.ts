@@ -8,6 +8,7 @@ import type { FrameId, Frame } from "../../protocol/frames.ts";
 import { Replay } from "../../protocol/replay.ts";
 import { type Encoding, encodeFrames, type WireFormat } from "../../protocol/sse.ts";
 import { isActive } from "../../protocol/status.ts";
+import type { ProtocolLevel } from "../../protocol/versions.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
 import type { EncodedFrames, SnapshotCache, SnapshotLease } from "./snapshot-cache.ts";
@@ -33,10 +34,11 @@ export function isSnapshotReload(thread: ThreadRow, cursor: FrameId | undefined)
  * the cache: one build, one copy, for every reload of that thread at that position and encoding.
  * Release the lease when the stream is done with it.
  */
-function sharedReload(deps: ConnectStreamDeps & { snapshots: SnapshotCache }, thread: ThreadRow, encoding: Encoding): Promise<SnapshotLease> {
-  const key = `${thread.threadId}\n${thread.createdAt}\n${thread.lastSeq}\n${encoding}`;
+function sharedReload(deps: ConnectStreamDeps & { snapshots: SnapshotCache }, thread: ThreadRow, encoding: Encoding, reader: ProtocolLevel): Promise<SnapshotLease> {
+  // The reader's level is part of the key: a 1.0 reader's snapshot has 1.0's forms.
+  const key = `${thread.threadId}\n${thread.createdAt}\n${thread.lastSeq}\n${encoding}\n${reader}`;
   return deps.snapshots.acquire(key, async () => {
-    const frames = await reloadSnapshot(deps, thread);
+    const frames = await reloadSnapshot(deps, thread, reader);
     return { bytes: encodeFrames(frames, encoding), frames: frames.length };
   });
 }
@@ -50,8 +52,9 @@ export async function sendSharedReload(
   thread: ThreadRow,
   stream: { readonly format: WireFormat; writeEncoded(encoded: EncodedFrames): Promise<void> },
   encoding: Encoding = stream.format,
+  reader: ProtocolLevel = "legacy",
 ): Promise<void> {
-  const lease = await sharedReload(deps, thread, encoding);
+  const lease = await sharedReload(deps, thread, encoding, reader);
   try {
     await stream.writeEncoded(lease.snapshot);
   } finally {
@@ -67,11 +70,11 @@ export async function sendSharedReload(
  * the snapshot is then as of that newer end. Not cancelled by one client's leaving: other reloads
  * may be waiting for the same build.
  */
-export async function reloadSnapshot({ store, metrics }: ConnectStreamDeps, thread: ThreadRow): Promise<Frame[]> {
+export async function reloadSnapshot({ store, metrics }: ConnectStreamDeps, thread: ThreadRow, reader: ProtocolLevel = "legacy"): Promise<Frame[]> {
   const { threadId } = thread;
   const checkpoint = await store.readCheckpoint(threadId);
   const horizon = Math.max(thread.lastSeq, checkpoint?.seq ?? 0);
-  const fold = new Replay({ threadId, activeRunId: null, checkpoint });
+  const fold = new Replay({ threadId, activeRunId: null, checkpoint, reader });
   const forAll = new AbortController().signal;
   pages: for await (const page of backlogPages(store, threadId, fold.startsAt, forAll, metrics)) {
     for (const e of page) {
@@ -86,13 +89,15 @@ export async function reloadSnapshot({ store, metrics }: ConnectStreamDeps, thre
  * The frames of `thread` (a row the caller read for its tenant: the log read afterwards holds at
  * least what the row says). With a cursor: exactly the frames after it, as a client that never
  * left received them; without one: the conversation as a snapshot, then the active run from its
- * start. Pull-driven, one page of the log at a time.
+ * start. Pull-driven, one page of the log at a time. `reader`: what the connecting client
+ * declared, so each run's frames take the forms its live stream had (protocol/versions.ts).
  */
 export async function* connectFrames(
   { store, metrics }: ConnectStreamDeps,
   thread: ThreadRow,
   cursor: FrameId | undefined,
   signal: AbortSignal,
+  reader: ProtocolLevel = "legacy",
 ): AsyncGenerator<Frame, void, undefined> {
   const { threadId } = thread;
   if (signal.aborted) return;
@@ -102,7 +107,7 @@ export async function* connectFrames(
   // The replay starts from the checkpoint where that makes the same frames (Replay decides):
   // a reload then reads the events after the last run's end, not the thread's whole log.
   const checkpoint = await store.readCheckpoint(threadId);
-  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: exact ? cursor : undefined, checkpoint });
+  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: exact ? cursor : undefined, checkpoint, reader });
   let lastSeq = fold.startsAt;
   for await (const page of backlogPages(store, threadId, fold.startsAt, signal, metrics)) {
     for (const e of page) {

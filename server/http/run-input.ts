@@ -6,6 +6,7 @@
 import type { RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
+import { PROTOCOL_VERSION_MAX_CHARS } from "../../protocol/versions.ts";
 import { DoubleTextingPolicySchema, type DoubleTextingPolicy } from "../agents/define.ts";
 import { SYSTEM_PROMPT_MAX_CHARS } from "../agents/coding-agent.ts";
 import { zodIssues, type Issue } from "./errors.ts";
@@ -35,6 +36,9 @@ function idIssues(input: RunAgentInput): Issue[] {
   for (const key of ["threadId", "runId"] as const) {
     const problem = idProblem(input[key]);
     if (problem) issues.push({ path: key, message: problem });
+  }
+  if (input.protocolVersion !== undefined && input.protocolVersion.length > PROTOCOL_VERSION_MAX_CHARS) {
+    issues.push({ path: "protocolVersion", message: `must be at most ${PROTOCOL_VERSION_MAX_CHARS} characters (a version such as "1.0")` });
   }
   const seen = new Set<string>();
   input.messages.forEach((m, i) => {

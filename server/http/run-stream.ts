@@ -6,6 +6,7 @@
  */
 import type { Logger } from "pino";
 import type { Frame } from "../../protocol/frames.ts";
+import { levelOf } from "../../protocol/versions.ts";
 import type { AgentDefinition } from "../agents/define.ts";
 import type { Engine, StartedRun } from "../engine/engine.ts";
 import { InvalidRequestError } from "../errors.ts";
@@ -52,7 +53,9 @@ export async function* runFrames(deps: RunStreamDeps, started: StartedRun, run: 
   let finished = false;
   try {
     if (signal.aborted) return;
-    for await (const { event, frames } of threadFrames(deps.store, started.threadId, signal, deps.metrics, started.start)) {
+    // The poster reads its own run: the forms are what it declared (protocol/versions.ts).
+    const reader = levelOf(run.input.protocolVersion);
+    for await (const { event, frames } of threadFrames(deps.store, started.threadId, signal, deps.metrics, started.start, reader)) {
       if (event.seq <= started.afterSeq || event.runId !== started.runId) continue;
       for (const frame of frames) {
         yield frame;

@@ -15,7 +15,8 @@
  */
 import type { Request, Response } from "express";
 import type { Frame } from "../../protocol/project.ts";
-import { encodeFrame, encodeFrameBinary, KEEP_ALIVE, negotiate, PROTO_MEDIA_TYPE, type WireFormat } from "../../protocol/sse.ts";
+import { encodeFrame, encodeFrameBinary, KEEP_ALIVE, PROTO_MEDIA_TYPE, type WireFormat, wireFormat } from "../../protocol/sse.ts";
+import type { ProtocolLevel } from "../../protocol/versions.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EncodedFrames } from "./snapshot-cache.ts";
 
@@ -47,6 +48,8 @@ export interface SseResponseOptions {
   mode?: "sse";
   /** SSE_DRAIN_TIMEOUT_MS unless told (tests). */
   drainTimeoutMs?: number;
+  /** What the client declared: protobuf only for a 1.x client (protocol/sse.ts wireFormat). */
+  reader?: ProtocolLevel;
 }
 
 export class SseResponse {
@@ -69,7 +72,7 @@ export class SseResponse {
 
   constructor(req: Request, res: Response, opts: SseResponseOptions = {}) {
     this.#res = res;
-    this.#mode = opts.mode ?? negotiate(req.get("accept"));
+    this.#mode = opts.mode ?? wireFormat(req.get("accept"), opts.reader ?? "legacy");
     this.#metrics = opts.metrics;
     this.#keepAliveMs = opts.keepAliveMs ?? KEEP_ALIVE_MS;
     this.#drainTimeoutMs = opts.drainTimeoutMs ?? SSE_DRAIN_TIMEOUT_MS;

@@ -16,6 +16,7 @@
 import type { StoredEvent } from "../../protocol/events.ts";
 import type { Frame } from "../../protocol/frames.ts";
 import { Projector, type ProjectionSeed } from "../../protocol/project.ts";
+import type { ProtocolLevel } from "../../protocol/versions.ts";
 import type { Metrics } from "../metrics.ts";
 import { yieldToLoop } from "../store/pages.ts";
 import type { EventStore } from "../store/types.ts";
@@ -56,8 +57,9 @@ export async function* threadFrames(
   signal: AbortSignal,
   metrics?: Metrics,
   start?: { seed: ProjectionSeed; events: StoredEvent[] },
+  reader: ProtocolLevel = "legacy",
 ): AsyncIterable<ProjectedEvent> {
-  const projector = start ? Projector.at(start.seed) : new Projector(threadId);
+  const projector = start ? Projector.at(start.seed, reader) : new Projector(threadId, reader);
   for (const event of start?.events ?? []) yield { event, frames: projector.push(event) };
   const after = start?.events.at(-1)?.seq ?? start?.seed.seq ?? 0;
   for await (const page of livePages(store, threadId, after, signal, metrics)) {

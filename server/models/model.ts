@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { AgentDefinition } from "../agents/define.ts";
+import type { MediaInputs } from "./media-inputs.ts";
 
 /** Bytes of a medium, as base64 or behind a URL (http(s) or data:). */
 export const MediaSourceSchema = z.discriminatedUnion("type", [
@@ -104,6 +105,12 @@ export type ModelPart = z.infer<typeof ModelPartSchema>;
 export interface Model {
   /** "provider:name", for logs and errors. */
   readonly id: string;
+  /**
+   * The media this model takes in user messages (media-inputs.ts). Absent (a Model of the
+   * application's own that says nothing): every part is passed on as today, and the agent's
+   * capabilities leave the input types undeclared.
+   */
+  readonly mediaInputs?: MediaInputs;
   /** Throws ModelError (errors.ts), also from inside the iteration. */
   stream(req: ModelRequest): AsyncIterable<ModelPart>;
 }

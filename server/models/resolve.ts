@@ -9,6 +9,7 @@
  */
 import type OpenAI from "openai";
 import { aiSdkModel } from "./ai-sdk/model.ts";
+import { AI_SDK_MEDIA_INPUTS } from "./ai-sdk/prompt.ts";
 import { loadAiSdkModel, type AiSdkProviderName } from "./ai-sdk/providers.ts";
 import { DemoModel } from "./demo/demo-model.ts";
 import { ModelError } from "./errors.ts";
@@ -134,6 +135,8 @@ export class ModelResolver {
     };
     return {
       id: formatModelSpec(spec),
+      // Known before the package loads: it is the adapter's table, not the provider's.
+      mediaInputs: AI_SDK_MEDIA_INPUTS,
       async *stream(req: ModelRequest): AsyncGenerator<ModelPart, void, undefined> {
         yield* (await load()).stream(req);
       },

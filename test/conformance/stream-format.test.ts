@@ -99,9 +99,13 @@ conformanceSuite("stream format", { fixtures, remote: true }, (target) => {
     }
   });
 
-  itLocal("answers protobuf, length-prefixed, when the Accept header names it", async () => {
+  itLocal("answers protobuf, length-prefixed, when the Accept header names it and the run declares protocolVersion 1.0", async () => {
     const t = target();
-    const res = await post(url(t), { body: input(), headers: { Accept: PROTO } });
+    // Without a 1.x declaration the same request is answered in SSE: 0.0.59's proto schema has
+    // no TOOL_CALL_RESULT, which this run sends.
+    const legacy = await post(url(t), { body: input(), headers: { Accept: PROTO } });
+    expect(legacy.headers["content-type"]).toMatch(/^text\/event-stream/);
+    const res = await post(url(t), { body: { ...input(), protocolVersion: "1.0" }, headers: { Accept: PROTO } });
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe(PROTO);
     const events = decodeProto(res.body);

@@ -16,6 +16,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import { parseFrameId, type FrameId } from "../../../protocol/frames.ts";
+import { levelOf, PROTOCOL_VERSION_MAX_CHARS } from "../../../protocol/versions.ts";
 import type { AgentRegistry } from "../../agents/define.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
@@ -25,9 +26,16 @@ import { sendError, zodIssues } from "../errors.ts";
 import type { SnapshotCache } from "../snapshot-cache.ts";
 import { SseResponse } from "../sse-response.ts";
 
+/**
+ * `protocolVersion`: the AG-UI version the client speaks, as RunAgentInput names it (a 1.0
+ * HttpAgent's connect input carries it there too). It decides the forms each run's frames take
+ * (protocol/versions.ts) and whether protobuf may be sent; absent, the frames are the ones both
+ * 0.0.59 and 1.0 accept. Rejected: a header of our own, which no AG-UI client sets.
+ */
 const ConnectBodySchema = z.looseObject({
   threadId: z.string().min(1).max(200),
   lastSeenEventId: z.string().min(1).optional(),
+  protocolVersion: z.string().min(1).max(PROTOCOL_VERSION_MAX_CHARS).optional(),
 });
 
 export function connectRoute({ store, agents, metrics, snapshots }: { store: EventStore; agents: AgentRegistry; metrics: Metrics; snapshots: SnapshotCache }): Router {
@@ -57,7 +65,8 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
     const { threadId } = body.data;
     // Listening for the close before the first await: a client gone by the time the row is read
     // gets nothing opened, counted or followed for it.
-    const sse = new SseResponse(req, res, { metrics });
+    const reader = levelOf(body.data.protocolVersion);
+    const sse = new SseResponse(req, res, { metrics, reader });
     // The row first, then the log: the log read afterwards holds at least what the row says.
     // Another tenant's thread is not found, and answers as an unknown one: an empty stream.
     const thread = await store.getThread(threadId, callerTenant(res));
@@ -68,8 +77,8 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
     sse.open();
     try {
       if (!thread || sse.signal.aborted) return; // nothing is built or read for a client gone
-      if (isSnapshotReload(thread, cursor)) return await sendSharedReload({ store, metrics, snapshots }, thread, sse);
-      for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal)) {
+      if (isSnapshotReload(thread, cursor)) return await sendSharedReload({ store, metrics, snapshots }, thread, sse, sse.format, reader);
+      for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal, reader)) {
         await sse.write(frame);
         if (sse.signal.aborted) break;
       }

@@ -14,6 +14,8 @@ import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
 import type { Workspaces } from "../../workspace/workspaces.ts";
 import { callerTenant } from "../auth.ts";
+import { levelOf } from "../../../protocol/versions.ts";
+import { agentFitIssues } from "../agent-fit.ts";
 import { sendError } from "../errors.ts";
 import { parseRunRequest } from "../run-input.ts";
 import { admitRun, runFrames } from "../run-stream.ts";
@@ -48,9 +50,13 @@ export function runRoute(deps: RunRouteDeps): Router {
         issues: parsed.issues,
       });
     }
-    // Listening for the close before admission is awaited: a client that leaves meanwhile is
+    const unfit = agentFitIssues(agent, deps.engine.modelOf(agent), parsed.input);
+    if (unfit.length > 0) {
+      return sendError(res, 400, "INVALID_RUN_INPUT", `Agent "${agentId}" cannot take this run as sent; fix the fields listed in \`issues\`.`, { issues: unfit });
+    }
+        // Listening for the close before admission is awaited: a client that leaves meanwhile is
     // noticed (cancel-on-disconnect applies, nothing is opened or followed for it).
-    const sse = new SseResponse(req, res, { metrics });
+    const sse = new SseResponse(req, res, { metrics, reader: levelOf(parsed.input.protocolVersion) });
     // A busy thread, a reused run id, another agent's or another tenant's thread: the error
     // handler answers 409 or 404 (server/errors.ts), before any byte of stream.
     const started = await admitRun(deps, agent, parsed, callerTenant(res));

@@ -19,7 +19,7 @@ import type { LanguageModelV3, LanguageModelV3StreamPart, LanguageModelV3Usage, 
 import { APICallError } from "ai";
 import { causeText, httpError, ModelError } from "../errors.ts";
 import type { FinishReason, Model, ModelPart, ModelRequest } from "../model.ts";
-import { toAiSdkPrompt, toAiSdkTools } from "./prompt.ts";
+import { AI_SDK_MEDIA_INPUTS, toAiSdkPrompt, toAiSdkTools } from "./prompt.ts";
 import { reasoningEntry } from "./reasoning.ts";
 import { abortableWait } from "../../agents/abortable-wait.ts";
 
@@ -53,6 +53,7 @@ export function aiSdkModel(languageModel: LanguageModelV3, opts: AiSdkModelOptio
 
 class AiSdkModel implements Model {
   readonly id: string;
+  readonly mediaInputs = AI_SDK_MEDIA_INPUTS;
   readonly #lm: LanguageModelV3;
   readonly #connectMs: number;
   readonly #readMs: number;

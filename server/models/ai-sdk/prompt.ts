@@ -14,6 +14,7 @@ import type {
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
 import { omitted } from "../from-agui.ts";
+import type { MediaInputs } from "../media-inputs.ts";
 import type { AssistantContentPart, MediaSource, ModelMessage, ModelTool, ToolContentPart, UserContentPart } from "../model.ts";
 import { reasoningBlocks } from "./reasoning.ts";
 
@@ -50,6 +51,18 @@ export function toAiSdkTools(tools: ModelTool[]): LanguageModelV3FunctionTool[] 
     inputSchema: t.inputSchema as LanguageModelV3FunctionTool["inputSchema"],
   }));
 }
+
+/**
+ * What userPart below passes on (media-inputs.ts): every kind the neutral messages carry, as data
+ * or URL (the provider decides the MIME types); no provider file ids, no video (from-agui.ts has
+ * no part for it).
+ */
+export const AI_SDK_MEDIA_INPUTS: MediaInputs = {
+  image: { sources: ["data", "url"] },
+  audio: { sources: ["data", "url"] },
+  video: false,
+  document: { sources: ["data", "url"] },
+};
 
 function filePart(source: MediaSource, fallbackType: string, filename?: string): LanguageModelV3FilePart | undefined {
   const mediaType = source.mediaType ?? fallbackType;

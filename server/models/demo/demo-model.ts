@@ -7,6 +7,7 @@
 import { startDemoUpstream, type DemoUpstream } from "../../demo/upstream.ts";
 import type { Model, ModelPart, ModelRequest } from "../model.ts";
 import { createOpenAIClient } from "../openai/client.ts";
+import { OPENAI_MEDIA_INPUTS } from "../openai/messages.ts";
 import { OpenAIModel } from "../openai/model.ts";
 
 export interface DemoModelOptions {
@@ -18,6 +19,8 @@ export interface DemoModelOptions {
 
 export class DemoModel implements Model {
   readonly id = "demo";
+  /** The openai adapter's: the demo model is that adapter in front of a local upstream. */
+  readonly mediaInputs = OPENAI_MEDIA_INPUTS;
   readonly #opts: DemoModelOptions;
   #started: Promise<{ upstream: DemoUpstream; model: OpenAIModel }> | undefined;
   #closed = false;

@@ -11,8 +11,25 @@ import type {
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
 import { omitted } from "../from-agui.ts";
+import type { MediaInputs } from "../media-inputs.ts";
 import type { MediaSource, ModelMessage, UserContentPart } from "../model.ts";
 import { AI_SDK_REASONING } from "../ai-sdk/reasoning.ts";
+
+/** Chat Completions' input_audio takes wav and mp3 only. */
+export function openAIAudioFormat(mediaType: string): "wav" | "mp3" | undefined {
+  return mediaType.includes("wav") ? "wav" : mediaType.includes("mp") ? "mp3" : undefined;
+}
+
+/**
+ * What userPart below passes on (media-inputs.ts): images as data or URL, audio as wav or mp3
+ * data, documents as data or an OpenAI file id; no video (from-agui.ts has no part for it).
+ */
+export const OPENAI_MEDIA_INPUTS: MediaInputs = {
+  image: { sources: ["data", "url"] },
+  audio: { sources: ["data"], mimeTypes: { test: (m) => openAIAudioFormat(m) !== undefined, described: "wav or mp3 (audio/wav, audio/mpeg)" } },
+  video: false,
+  document: { sources: ["data", "file"] },
+};
 
 export function toOpenAIMessages(messages: ModelMessage[]): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
@@ -93,7 +110,7 @@ function userPart(part: UserContentPart): ChatCompletionContentPart {
       const { source } = part;
       const mediaType = source.mediaType ?? "";
       if (mediaType.startsWith("audio/")) {
-        const format = mediaType.includes("wav") ? "wav" : mediaType.includes("mp") ? "mp3" : undefined;
+        const format = openAIAudioFormat(mediaType);
         if (source.type === "data" && format) return { type: "input_audio", input_audio: { data: source.data, format } };
         break;
       }

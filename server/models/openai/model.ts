@@ -10,7 +10,7 @@ import type { CompletionUsage } from "openai/resources/completions";
 import { causeText, httpError, ModelError } from "../errors.ts";
 import type { FinishReason, Model, ModelPart, ModelRequest, ModelTool } from "../model.ts";
 import { UpstreamReadTimeoutError } from "./client.ts";
-import { toOpenAIMessages } from "./messages.ts";
+import { OPENAI_MEDIA_INPUTS, toOpenAIMessages } from "./messages.ts";
 
 const HTTP_HINTS: Record<number, string> = {
   401: "check OPENAI_API_KEY",
@@ -151,6 +151,7 @@ export interface OpenAIModelOptions {
 
 export class OpenAIModel implements Model {
   readonly id: string;
+  readonly mediaInputs = OPENAI_MEDIA_INPUTS;
   readonly #client: OpenAI;
   readonly #model: string;
 
