@@ -19,7 +19,14 @@ export function copilotkitReload(deps: ConnectStreamDeps & { snapshots: Snapshot
     const threadId: unknown = (req.body as { threadId?: unknown } | undefined)?.threadId;
     if (typeof threadId !== "string" || negotiate(req.get("accept")) !== "sse") return next();
     // Another tenant's thread is not found here; the runtime then answers it as an unknown one.
-    const thread = await deps.store.getThread(threadId, callerTenant(res));
+    let thread: Awaited<ReturnType<typeof deps.store.getThread>>;
+    try {
+      thread = await deps.store.getThread(threadId, callerTenant(res));
+    } catch {
+      // A store that cannot answer: the runtime's connect reports it inside its own stream
+      // (RUN_ERROR DATABASE_UNAVAILABLE), as every CopilotKit connect failure is reported.
+      return next();
+    }
     if (!thread || thread.agentId !== req.params.agentId || !isSnapshotReload(thread, undefined)) return next();
     const sse = new SseResponse(req, res, { metrics: deps.metrics });
     sse.open();

@@ -154,7 +154,8 @@ describe.each(backends())("reload memory on %s", (backend) => {
     const res = await fetch(`${server.url}/api/agents/default/connect`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/vnd.ag-ui.event+proto" },
-      body: JSON.stringify({ threadId }),
+      // Protobuf is for clients that declare 1.0 (the older schema lacks events a thread may hold).
+      body: JSON.stringify({ threadId, protocolVersion: "1.0" }),
     });
     const body = Buffer.from(await res.arrayBuffer());
     const events: { type: string; messages?: { id: string }[] }[] = [];
