@@ -20,6 +20,9 @@ type CardProps = {
 };
 
 function InterruptCard({ toolCallId, args, status, result, respond }: CardProps) {
+  // CopilotKit starts the run that carries an answer only when its agent is idle: an answer given
+  // while it still handles a reload's connect would be dropped. The buttons wait for it instead.
+  const busy = useThreadAgent().isRunning;
   const answer = parseJson(typeof result === "string" ? result : JSON.stringify(result ?? null)) as { approved?: boolean; slot?: string } | null;
   const asking = status !== "complete" && respond !== undefined;
   const state = asking ? "asking" : status === "complete" ? (answer?.slot ? "answered" : answer?.approved ? "approved" : "denied") : "preparing";
@@ -42,10 +45,10 @@ function InterruptCard({ toolCallId, args, status, result, respond }: CardProps)
       )}
       {asking && args.kind === "approval" && (
         <div className="approval-buttons">
-          <button type="button" className="btn btn-primary" data-testid="approve-button" onClick={() => void respond({ approved: true })}>
+          <button type="button" className="btn btn-primary" data-testid="approve-button" disabled={busy} onClick={() => void respond({ approved: true })}>
             Approve
           </button>
-          <button type="button" className="btn" data-testid="deny-button" onClick={() => void respond({ approved: false, reason: "denied in the app" })}>
+          <button type="button" className="btn" data-testid="deny-button" disabled={busy} onClick={() => void respond({ approved: false, reason: "denied in the app" })}>
             Deny
           </button>
         </div>
@@ -53,7 +56,7 @@ function InterruptCard({ toolCallId, args, status, result, respond }: CardProps)
       {asking && args.kind === "input" && (
         <div className="approval-buttons">
           {(payload.options ?? []).map((slot) => (
-            <button type="button" key={slot} className="btn" data-testid="slot-button" onClick={() => void respond({ slot })}>
+            <button type="button" key={slot} className="btn" data-testid="slot-button" disabled={busy} onClick={() => void respond({ slot })}>
               {slot}
             </button>
           ))}
