@@ -141,7 +141,7 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   const db = poolDb(pool, writerPool, mainBounds);
   const leaseDb = poolDb(leasePool, leasePool, leaseBounds);
   const sessions = sessionPlan(opts, timeouts, `${appName}:listen:${schema.name}`);
-  return postgresStore(opts, schema, onError, {
+  return postgresStore(opts, schema, {
     db,
     leaseDb,
     readWaitMs: timeouts.connectMs,
@@ -261,7 +261,6 @@ function plannedDoorbell(sessions: ReturnType<typeof sessionPlan>, make: (plan: 
 function postgresStore(
   opts: PostgresStoreOptions,
   schema: SchemaNames,
-  onError: (err: Error) => void,
   conn: {
     db: Db;
     leaseDb?: Db;
@@ -311,7 +310,7 @@ function createStoreOnPool(opts: PostgresStoreOptions & { pool: pg.Pool }): Even
       pool.off("error", onPoolError); // the pool is the application's: left open
     },
   };
-  return postgresStore(opts, schema, onError, {
+  return postgresStore(opts, schema, {
     db,
     // The pool's own acquire bound, as for the store's pools; a pool without one (0, pg's
     // "wait forever") gets the default, so that a read still ends.
