@@ -35,6 +35,13 @@ export const ConfigSchema = z.object({
   PORT: intWithDefault(3000),
   HOST: optionalString.transform((v) => v ?? "0.0.0.0"),
   DATABASE_URL: optionalString,
+  /**
+   * A URL that keeps sessions (the Postgres server, or a session-mode pooler), for the LISTEN of
+   * the doorbell when DATABASE_URL is a transaction-mode pooler (README "Poolers").
+   */
+  DATABASE_DIRECT_URL: optionalString,
+  /** What DATABASE_URL is: auto (detected at start), transaction, session or direct. */
+  DATABASE_POOL_MODE: z.enum(["auto", "transaction", "session", "direct"]).default("auto"),
   DATA_DIR: optionalString.transform((v) => v ?? "./data"),
   /** Postgres schema for the store's tables: several deployments (or tests) can share a database. */
   DATABASE_SCHEMA: optionalString.transform((v) => v ?? "threadline"),

@@ -15,7 +15,14 @@ export function openDatabase(database: DatabaseOption | undefined, config: Confi
   const options = { ...common, schema: config.DATABASE_SCHEMA, retry: { maxElapsedMs: config.DB_RETRY_MAX_MS } };
   if (database === undefined || typeof database === "string") {
     // resolveConfig put a URL given as `database` into DATABASE_URL.
-    return createStore({ ...options, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, timeouts: dbTimeouts(config) });
+    return createStore({
+      ...options,
+      databaseUrl: config.DATABASE_URL,
+      directDatabaseUrl: config.DATABASE_DIRECT_URL,
+      poolMode: config.DATABASE_POOL_MODE,
+      dataDir: config.DATA_DIR,
+      timeouts: dbTimeouts(config),
+    });
   }
   if (isPgPool(database)) return createPostgresStore({ ...options, connectionString: "", pool: database });
   if (isPglite(database)) return createPgliteStore({ ...options, pglite: database });

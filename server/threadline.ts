@@ -26,7 +26,7 @@ import { createLogger } from "./logger.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { modelsFromConfig } from "./models/from-config.ts";
 import { drainTimeoutOf, resolveConfig, type ThreadlineOptions } from "./options.ts";
-import type { EventStore } from "./store/types.ts";
+import type { ConnectionReport, EventStore } from "./store/types.ts";
 import type { ApiKey } from "./tenant.ts";
 
 export type { ThreadlineOptions } from "./options.ts";
@@ -192,10 +192,35 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
   return handlers;
 }
 
+/**
+ * The path the store took to its database, and the bounds the server applies, as it reported
+ * them inside a statement: an operator sees a pooler that dropped them here, not in an outage.
+ */
+function logConnections(report: ConnectionReport, logger: Logger): void {
+  const doorbell = {
+    listen: "LISTEN on a session of DATABASE_URL",
+    "listen-direct": "LISTEN on a session of DATABASE_DIRECT_URL",
+    polling: `polling every ${report.pollIntervalMs} ms (no session: set DATABASE_DIRECT_URL to a direct connection for LISTEN)`,
+  }[report.doorbell];
+  logger.info(
+    { poolMode: report.poolMode, poolModeFrom: report.poolModeFrom, doorbell: report.doorbell },
+    `database: DATABASE_URL is ${report.poolMode === "transaction" ? "a transaction-mode pooler" : "a session (direct or session-mode pooler)"} (${report.poolModeFrom}); other instances are heard by ${doorbell}`,
+  );
+  const t = report.timeouts;
+  logger.info(
+    { timeouts: t },
+    `database timeouts in effect: statement_timeout=${t.main.statement_timeout} lock_timeout=${t.main.lock_timeout} ` +
+      `idle_in_transaction_session_timeout=${t.main.idle_in_transaction_session_timeout} tcp_user_timeout=${t.main.tcp_user_timeout} ` +
+      `(lease statements: lock_timeout=${t.lease.lock_timeout})`,
+  );
+  if (report.warning) logger.warn(report.warning);
+}
+
 async function startParts(p: Parts, opts: ThreadlineOptions): Promise<void> {
   const { store, logger, config, engine } = p;
   await store.migrate();
   logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite${opts.database ? "" : ` under ${config.DATA_DIR}`}`);
+  if (store.connections) logConnections(await store.connections(), logger);
   await checkWorkspace(p.workspace, store, engine.leaseOwner, logger);
   await engine.start();
   const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);

@@ -4,6 +4,7 @@
  */
 import { createPgliteStore } from "./pglite.ts";
 import { createPostgresStore, type DbTimeouts } from "./postgres.ts";
+import type { PoolModeSetting } from "./pool-mode.ts";
 import type { CommonStoreOptions } from "./store.ts";
 import type { EventStore } from "./types.ts";
 
@@ -14,11 +15,17 @@ export interface StoreConfig extends CommonStoreOptions {
   dataDir?: string;
   /** Postgres only: bounds on every connection */
   timeouts?: Partial<DbTimeouts>;
+  /** Postgres only: a session URL for LISTEN when databaseUrl is a transaction-mode pooler */
+  directDatabaseUrl?: string;
+  /** Postgres only: what databaseUrl is (default "auto": detected at start) */
+  poolMode?: PoolModeSetting;
 }
 
 export function createStore(config: StoreConfig = {}): EventStore {
-  const { databaseUrl, dataDir, timeouts, ...common } = config;
-  if (databaseUrl) return createPostgresStore({ ...common, timeouts, connectionString: databaseUrl });
+  const { databaseUrl, dataDir, timeouts, directDatabaseUrl, poolMode, ...common } = config;
+  if (databaseUrl) {
+    return createPostgresStore({ ...common, timeouts, connectionString: databaseUrl, directConnectionString: directDatabaseUrl, poolMode });
+  }
   return createPgliteStore({ ...common, dataDir });
 }
 
@@ -28,6 +35,8 @@ export type { CommonStoreOptions } from "./store.ts";
 export type { WriterOptions } from "./writer.ts";
 export type { RetryOptions } from "./retry.ts";
 export { DEFAULT_SCHEMA } from "./schema.ts";
+export type { PoolModeSetting } from "./pool-mode.ts";
+export { POLL_DOORBELL_INTERVAL_MS } from "./poll-doorbell.ts";
 export {
   AppendError,
   CommitOutcomeUnknownError,

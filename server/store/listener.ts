@@ -142,7 +142,7 @@ export function createPgliteListener(db: PGlite, channel: string, onPayload: (pa
   };
 }
 
-function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+export function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const done = () => {

@@ -155,6 +155,16 @@ export class LiveFeed {
     for (const set of this.#subs.values()) for (const s of set) s.ring();
   }
 
+  /** The seq of the last event handed over for the thread, if the feed remembers one. */
+  head(threadId: string): number | undefined {
+    return this.#heads.get(threadId);
+  }
+
+  /** The threads followed now (the polling doorbell asks about these). */
+  threadIds(): string[] {
+    return [...this.#subs.keys()];
+  }
+
   /** The thread was deleted: its seqs start again from 1. */
   forget(threadId: string): void {
     this.#heads.delete(threadId);

@@ -1,21 +1,26 @@
 /**
  * The Postgres backend: a pg.Pool for reads, the API and migrations; the writer's own pipelined
  * connection for flushes; a small pool for the lease statements (so that a writer stuck on a
- * silent socket cannot starve the heartbeat); and one dedicated connection that LISTENs for the
- * doorbell of other instances.
+ * silent socket cannot starve the heartbeat); and the doorbell of other instances: one dedicated
+ * session that LISTENs (on the main URL, or DATABASE_DIRECT_URL behind a transaction-mode
+ * pooler), or, with no session to be had, polling (poll-doorbell.ts).
  *
- * Every connection carries bounds (DbTimeouts): a silent socket (a failover, a dead NAT: packets
- * dropped, no reset) must end in an error within a known time, on both sides, or a transaction
- * left idle would hold its thread's row lock, and with it the thread, forever.
+ * Every statement carries bounds (DbTimeouts), set per transaction (bounds.ts) so that they pass
+ * through a pooler: a silent socket (a failover, a dead NAT: packets dropped, no reset) must end
+ * in an error within a known time, on both sides, or a transaction left idle would hold its
+ * thread's row lock, and with it the thread, forever.
  */
 import pg from "pg";
 import type { Db, QueryResult, Row, Statement, Tx } from "./db.ts";
 import { CommitOutcomeUnknownError, coerceError } from "./errors.ts";
-import { createPgListener, type PgListenerOptions } from "./listener.ts";
+import { beginBoundedScript, boundsStatement, EFFECTIVE_BOUNDS_SQL, type TxBounds } from "./bounds.ts";
+import { createPgListener, untilAborted, type DoorbellListener } from "./listener.ts";
+import { createPollingDoorbell, POLL_DOORBELL_INTERVAL_MS } from "./poll-doorbell.ts";
+import { detectPoolMode, type PoolMode, type PoolModeSetting } from "./pool-mode.ts";
 import { isQueryTimeout, sqlStateOf } from "./retry.ts";
 import { schemaNames, type SchemaNames } from "./schema.ts";
-import { createEventStore, type CommonStoreOptions } from "./store.ts";
-import type { EventStore } from "./types.ts";
+import { createEventStore, type CommonStoreOptions, type DoorbellHandlers } from "./store.ts";
+import type { ConnectionReport, EventStore } from "./types.ts";
 
 /** How long each thing may take before it is an error. Every field in milliseconds. */
 export interface DbTimeouts {
@@ -66,29 +71,23 @@ export interface PostgresStoreOptions extends CommonStoreOptions {
   applicationName?: string;
   /** bounds on every connection; missing fields take DEFAULT_DB_TIMEOUTS */
   timeouts?: Partial<DbTimeouts>;
+  /**
+   * A URL that keeps sessions (the server itself, or a session-mode pooler), for LISTEN when
+   * connectionString is a transaction-mode pooler (DATABASE_DIRECT_URL).
+   */
+  directConnectionString?: string;
+  /** what connectionString is; "auto" (default) detects it at start (pool-mode.ts) */
+  poolMode?: PoolModeSetting;
 }
 
 /**
- * The connection settings of one kind of connection. The server-side settings travel in the
- * startup packet (`options=-c name=value`), so every pooled connection has them from its first
- * statement. Rejected: a `SET` on pool "connect", which a statement could overtake and which
- * costs a round trip per connection.
+ * The client settings of one kind of connection. Nothing server-side travels in the startup
+ * packet: a pooler refuses `options` (PgBouncer: "unsupported startup parameter"), and one that
+ * ignores it drops every bound. The server-side bounds are set per transaction instead
+ * (bounds.ts), which is also how a single statement runs here (poolDb). The client's own bounds
+ * stay: connect and acquire, the query timeout a second past the server's, TCP keepalive.
  */
-export function connectionConfig(
-  connectionString: string,
-  applicationName: string,
-  t: DbTimeouts,
-  lockMs: number,
-): pg.ClientConfig {
-  const settings: Record<string, number> = {
-    statement_timeout: t.statementMs,
-    lock_timeout: lockMs,
-    idle_in_transaction_session_timeout: t.idleInTransactionMs,
-    tcp_keepalives_idle: Math.max(1, Math.ceil(t.tcpMs / 1000)),
-    tcp_keepalives_interval: Math.max(1, Math.ceil(t.tcpMs / 5000)),
-    tcp_keepalives_count: 5,
-    tcp_user_timeout: t.tcpMs,
-  };
+export function connectionConfig(connectionString: string, applicationName: string, t: DbTimeouts): pg.ClientConfig {
   return {
     connectionString,
     application_name: applicationName,
@@ -96,8 +95,11 @@ export function connectionConfig(
     query_timeout: t.statementMs + QUERY_TIMEOUT_MARGIN_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: t.tcpMs,
-    options: Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`).join(" "),
   };
+}
+
+function txBounds(t: DbTimeouts, lockMs: number): TxBounds {
+  return { statementMs: t.statementMs, lockMs, idleInTransactionMs: t.idleInTransactionMs, tcpMs: t.tcpMs };
 }
 
 export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
@@ -106,21 +108,29 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   const onError = opts.onError ?? (() => {});
   const appName = opts.applicationName ?? "threadline";
   const timeouts: DbTimeouts = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
+  const mainBounds = txBounds(timeouts, timeouts.lockMs);
+  const leaseBounds = txBounds(timeouts, timeouts.leaseLockMs);
+  // Pipelined, so that a single statement is BEGIN, its bounds, itself and COMMIT in one round
+  // trip (poolDb.query); a transaction of awaited statements works on it as on any connection.
   const pool = new pg.Pool({
-    ...connectionConfig(opts.connectionString, appName, timeouts, timeouts.lockMs),
+    ...connectionConfig(opts.connectionString, appName, timeouts),
     max: opts.maxConnections ?? 10,
-  });
+    pipeline: true,
+  } as pg.PoolConfig);
   // Heartbeat, acquire, release, claim: one statement each, on connections of their own, with a
   // short lock timeout. Rejected: sharing the main pool, where a writer stuck on a silent socket
   // (and the flushes queued behind it) could hold every connection the heartbeat needs.
   const leasePool = new pg.Pool({
-    ...connectionConfig(opts.connectionString, `${appName}:lease`, timeouts, timeouts.leaseLockMs),
+    ...connectionConfig(opts.connectionString, `${appName}:lease`, timeouts),
     max: 2,
-  });
+    pipeline: true,
+  } as pg.PoolConfig);
   // The writer's own connection, pipelined: a flush is BEGIN, its statements and COMMIT sent at
-  // once and answered in one round trip, and never waits for a pool slot behind readers.
+  // once and answered in one round trip, and never waits for a pool slot behind readers. One
+  // transaction, so a transaction-mode pooler keeps it on one server connection; its statements
+  // are unnamed (pg's default), which PgBouncer before 1.21 requires.
   const writerPool = new pg.Pool({
-    ...connectionConfig(opts.connectionString, `${appName}:writer`, timeouts, timeouts.lockMs),
+    ...connectionConfig(opts.connectionString, `${appName}:writer`, timeouts),
     max: 1,
     pipeline: true,
   } as pg.PoolConfig);
@@ -128,20 +138,136 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   pool.on("error", (err) => onError(err));
   leasePool.on("error", (err) => onError(err));
   writerPool.on("error", (err) => onError(err));
-  return postgresStore(opts, schema, onError, {
-    db: poolDb(pool, writerPool),
-    leaseDb: poolDb(leasePool),
+  const db = poolDb(pool, writerPool, mainBounds);
+  const leaseDb = poolDb(leasePool, leasePool, leaseBounds);
+  const sessions = sessionPlan(opts, timeouts, `${appName}:listen:${schema.name}`);
+  return postgresStore(opts, schema, {
+    db,
+    leaseDb,
     readWaitMs: timeouts.connectMs,
-    listenClient: connectionConfig(opts.connectionString, `${appName}:listen:${schema.name}`, timeouts, timeouts.lockMs),
+    listener: (handlers) =>
+      plannedDoorbell(sessions, (plan) =>
+        plan.doorbell === "polling"
+          ? createPollingDoorbell({ followed: handlers.followed, lastSeqs: handlers.lastSeqs, onChanged: handlers.onChanged, onError })
+          : createPgListener({
+              client: plan.listenClient!,
+              channel: schema.channel,
+              onPayload: handlers.onPayload,
+              onReconnect: handlers.onReconnect,
+              onError,
+            }),
+      ),
+    async connections() {
+      const plan = await sessions.get();
+      const [main, lease] = await Promise.all([effectiveBounds(db), effectiveBounds(leaseDb)]);
+      return {
+        poolMode: plan.poolMode,
+        poolModeFrom: plan.poolModeFrom,
+        doorbell: plan.doorbell,
+        ...(plan.doorbell === "polling" && { pollIntervalMs: POLL_DOORBELL_INTERVAL_MS }),
+        timeouts: { main, lease },
+        ...(plan.warning && { warning: plan.warning }),
+      };
+    },
   });
+}
+
+async function effectiveBounds(db: Db): Promise<Record<string, string>> {
+  const { rows } = await db.query<Record<string, string>>(EFFECTIVE_BOUNDS_SQL);
+  return rows[0]!;
+}
+
+/** Where this store's session (for LISTEN) comes from, decided once at start. */
+interface SessionPlan {
+  poolMode: PoolMode;
+  poolModeFrom: "detected" | "declared";
+  doorbell: ConnectionReport["doorbell"];
+  listenClient?: pg.ClientConfig;
+  warning?: string;
+}
+
+/**
+ * Decides, on first need, the pooler mode of the main URL and so where LISTEN goes: the main
+ * URL when it keeps sessions, DATABASE_DIRECT_URL when it does not and one is given, else the
+ * polling doorbell. Advisory locks need no session here: the migration lock is
+ * transaction-scoped (sql/migrations.ts) and leases are rows. A failed detection (the database
+ * not answering yet) is retried with backoff, as a LISTEN would be, until the store closes.
+ */
+function sessionPlan(opts: PostgresStoreOptions, t: DbTimeouts, listenName: string) {
+  const setting = opts.poolMode ?? "auto";
+  const probeConfig = (url: string) => connectionConfig(url, `${listenName}:probe`, t);
+  async function decide(): Promise<SessionPlan> {
+    const poolMode: PoolMode = setting === "auto" ? await detectPoolMode(probeConfig(opts.connectionString)) : setting === "transaction" ? "transaction" : "session";
+    const poolModeFrom = setting === "auto" ? "detected" : "declared";
+    if (poolMode === "session") return { poolMode, poolModeFrom, doorbell: "listen", listenClient: connectionConfig(opts.connectionString, listenName, t) };
+    const direct = opts.directConnectionString;
+    if (!direct) return { poolMode, poolModeFrom, doorbell: "polling" };
+    if ((await detectPoolMode(probeConfig(direct))) === "transaction") {
+      return {
+        poolMode,
+        poolModeFrom,
+        doorbell: "polling",
+        warning:
+          "DATABASE_DIRECT_URL is itself a transaction-mode pooler, where LISTEN cannot hold: point it at the Postgres server " +
+          "(or a session-mode pooler); until then other instances' commits are polled for.",
+      };
+    }
+    return { poolMode, poolModeFrom, doorbell: "listen-direct", listenClient: connectionConfig(direct, listenName, t) };
+  }
+  let decided: Promise<SessionPlan> | undefined;
+  const closing = new AbortController();
+  return {
+    get(): Promise<SessionPlan> {
+      decided ??= (async () => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await decide();
+          } catch (err) {
+            if (closing.signal.aborted) throw err;
+            opts.onError?.(coerceError(err));
+            const delay = Math.random() * Math.min(5000, 100 * 2 ** attempt);
+            await new Promise((resolve) => setTimeout(resolve, delay).unref());
+          }
+        }
+      })();
+      return decided;
+    },
+    close: () => closing.abort(),
+  };
+}
+
+/** The doorbell the plan calls for, made once the plan is known (at the first follower). */
+function plannedDoorbell(sessions: ReturnType<typeof sessionPlan>, make: (plan: SessionPlan) => DoorbellListener): DoorbellListener {
+  let inner: DoorbellListener | undefined;
+  let closed = false;
+  let ready: Promise<void> | undefined;
+  return {
+    async listening(signal) {
+      ready ??= sessions.get().then((plan) => {
+        if (!closed) inner = make(plan);
+      });
+      await untilAborted(ready, signal);
+      if (inner && !signal.aborted) await inner.listening(signal);
+    },
+    async close() {
+      closed = true;
+      sessions.close();
+      await inner?.close();
+    },
+  };
 }
 
 /** The store on its connections: what both ways of opening a Postgres store end with. */
 function postgresStore(
   opts: PostgresStoreOptions,
   schema: SchemaNames,
-  onError: (err: Error) => void,
-  conn: { db: Db; leaseDb?: Db; readWaitMs: number; listenClient: PgListenerOptions["client"] },
+  conn: {
+    db: Db;
+    leaseDb?: Db;
+    readWaitMs: number;
+    listener: (handlers: DoorbellHandlers) => DoorbellListener;
+    connections?: () => Promise<ConnectionReport>;
+  },
 ): EventStore {
   return createEventStore({
     kind: "postgres",
@@ -151,14 +277,8 @@ function postgresStore(
     schema,
     writer: opts.writer,
     retry: opts.retry,
-    listener: (handlers) =>
-      createPgListener({
-        client: conn.listenClient,
-        channel: schema.channel,
-        onPayload: handlers.onPayload,
-        onReconnect: handlers.onReconnect,
-        onError,
-      }),
+    listener: conn.listener,
+    ...(conn.connections && { connections: conn.connections }),
   });
 }
 
@@ -190,16 +310,23 @@ function createStoreOnPool(opts: PostgresStoreOptions & { pool: pg.Pool }): Even
       pool.off("error", onPoolError); // the pool is the application's: left open
     },
   };
-  return postgresStore(opts, schema, onError, {
+  return postgresStore(opts, schema, {
     db,
     // The pool's own acquire bound, as for the store's pools; a pool without one (0, pg's
     // "wait forever") gets the default, so that a read still ends.
     readWaitMs: (pool.options as pg.PoolConfig).connectionTimeoutMillis || DEFAULT_DB_TIMEOUTS.connectMs,
-    async listenClient() {
-      const client = await pool.connect();
-      // Destroyed, not returned: a session that LISTENs must not serve the pool's next query.
-      return { client, dispose: async () => client.release(true) };
-    },
+    listener: (handlers) =>
+      createPgListener({
+        async client() {
+          const client = await pool.connect();
+          // Destroyed, not returned: a session that LISTENs must not serve the pool's next query.
+          return { client, dispose: async () => client.release(true) };
+        },
+        channel: schema.channel,
+        onPayload: handlers.onPayload,
+        onReconnect: handlers.onReconnect,
+        onError,
+      }),
   });
 }
 
@@ -226,7 +353,8 @@ function clientQueryable(client: pg.Pool | pg.PoolClient, onError?: (err: unknow
  * may be retried. A connection that broke without the server's word, or a COMMIT whose answer
  * was a broken session, leaves the outcome unknown.
  */
-async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[]): Promise<Row[][]> {
+async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[], bounds?: Statement): Promise<Row[][]> {
+  const lead = bounds ? 2 : 1;
   const client = await pool.connect();
   let broken: Error | undefined;
   const onError = (err: Error) => {
@@ -236,6 +364,7 @@ async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[]): 
   try {
     const sent = [
       client.query("begin"),
+      ...(bounds ? [client.query(bounds.text, bounds.params as unknown[])] : []),
       ...statements.map((st) => client.query(st.text, st.params as unknown[])),
       client.query("commit"),
     ];
@@ -244,7 +373,7 @@ async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[]): 
     if (first === -1) {
       const commit = (settled.at(-1) as PromiseFulfilledResult<pg.QueryResult>).value;
       if (commit.command !== "COMMIT") throw new Error(`COMMIT answered ${commit.command}`);
-      return settled.slice(1, -1).map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value.rows as Row[]);
+      return settled.slice(lead, -1).map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value.rows as Row[]);
     }
     const err = (settled[first] as PromiseRejectedResult).reason as unknown;
     // The socket refused our bytes (it was reset before them): the COMMIT, written after them on
@@ -265,10 +394,52 @@ async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[]): 
   }
 }
 
-export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool): Db {
+/**
+ * A single statement with the connection's bounds: BEGIN, the bounds (SET LOCAL), the statement
+ * and COMMIT, pipelined on one pooled connection, so one round trip as an autocommit statement
+ * was, and one transaction, which a transaction-mode pooler keeps on one server connection. The
+ * first error the server sends is the statement's answer (a failed statement makes COMMIT answer
+ * ROLLBACK); a connection that broke is not given back to the pool.
+ */
+async function boundedStatement<R>(pool: pg.Pool, bounds: Statement, text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error) => {
+    broken = err;
+  };
+  client.on("error", onError);
+  try {
+    const settled = await Promise.allSettled([
+      client.query("begin"),
+      client.query(bounds.text, bounds.params as unknown[]),
+      client.query(text, params as unknown[] | undefined),
+      client.query("commit"),
+    ]);
+    const failed = settled.find((r) => r.status === "rejected");
+    if (failed) {
+      const err = failed.reason as unknown;
+      const code = sqlStateOf(err);
+      if (code === undefined || code.startsWith("08") || code.startsWith("57P") || isQueryTimeout(err)) broken = coerceError(err);
+      throw err;
+    }
+    const result = (settled[2] as PromiseFulfilledResult<pg.QueryResult>).value;
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+  } finally {
+    client.off("error", onError);
+    client.release(broken);
+  }
+}
+
+/**
+ * The Db of a pg.Pool. With `bounds`, every transaction and every single statement sets them
+ * first (bounds.ts); without (an application's own pool), the pool's settings are what hold.
+ */
+export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool, bounds?: TxBounds): Db {
+  const beginScript = bounds ? beginBoundedScript(bounds) : "begin";
+  const boundsSt = bounds ? boundsStatement(bounds) : undefined;
   return {
     kind: "postgres",
-    ...clientQueryable(pool),
+    query: boundsSt ? (text, params) => boundedStatement(pool, boundsSt, text, params) : clientQueryable(pool).query,
 
     async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
       const client = await pool.connect();
@@ -294,7 +465,7 @@ export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool): Db {
         },
       };
       try {
-        await run("begin");
+        await run(beginScript);
         const result = await fn(tx);
         try {
           await run("commit");
@@ -321,7 +492,7 @@ export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool): Db {
       }
     },
 
-    batch: (statements) => pipelinedBatch(writerPool, statements),
+    batch: (statements) => pipelinedBatch(writerPool, statements, boundsSt),
 
     async close() {
       await Promise.all([pool.end(), writerPool === pool ? undefined : writerPool.end()]);

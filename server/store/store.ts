@@ -20,9 +20,9 @@ import { selectCheckpoint } from "./sql/checkpoints.ts";
 import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.ts";
 import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseAllLeases, releaseLease } from "./sql/leases.ts";
 import { insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
-import { deleteThread, insertThread, selectThread, selectThreadPage, type ThreadKey } from "./sql/threads.ts";
+import { deleteThread, insertThread, selectLastSeqs, selectThread, selectThreadPage, type ThreadKey } from "./sql/threads.ts";
 import { encodeThreadCursor, ThreadCursorSchema } from "./thread-cursor.ts";
-import type { EventStore } from "./types.ts";
+import type { ConnectionReport, EventStore } from "./types.ts";
 import { createWriter, type WriterOptions } from "./writer.ts";
 
 /** Options both backends accept. */
@@ -44,6 +44,12 @@ export interface CommonStoreOptions {
 export interface DoorbellHandlers {
   onPayload: (payload: string) => void;
   onReconnect: () => void;
+  /** the threads followed in this process now (what a polling doorbell asks about) */
+  followed: () => string[];
+  /** last_seq of these threads, one statement (a polling doorbell's question) */
+  lastSeqs: (threadIds: readonly string[]) => Promise<ReadonlyMap<string, number>>;
+  /** a followed thread's log moved to lastSeq (undefined: deleted), as a polling doorbell saw it */
+  onChanged: (threadId: string, lastSeq: number | undefined) => void;
 }
 
 export interface StoreParts {
@@ -62,6 +68,8 @@ export interface StoreParts {
    * Absent (PGlite, in this process): no such wait.
    */
   readWaitMs?: number;
+  /** how the backend reaches the database: pooler mode, doorbell, effective bounds (Postgres) */
+  connections?: () => Promise<ConnectionReport>;
 }
 
 const DEFAULT_PAGE = 50;
@@ -102,6 +110,16 @@ export function createEventStore(parts: StoreParts): EventStore {
     onReconnect: () => {
       feed.wakeAll();
       foreignFeed.wakeAll();
+    },
+    followed: () => [...feed.threadIds(), ...foreignFeed.threadIds()],
+    lastSeqs: (threadIds) => selectLastSeqs(db, s, threadIds),
+    onChanged(threadId, lastSeq) {
+      // The foreign-only followers cannot tell this process's commits from others' here: they
+      // read. The others skip a log that ends where this process's last hand-over did: had
+      // another process committed before that hand-over, its seqs left a gap there, and a gap
+      // makes the follower read (live.ts continuing()).
+      foreignFeed.wake([threadId]);
+      if (lastSeq === undefined || feed.head(threadId) !== lastSeq) feed.wake([threadId]);
     },
   });
 
@@ -223,6 +241,8 @@ export function createEventStore(parts: StoreParts): EventStore {
     compact: (olderThanMs) => retry(() => deleteStreamEvents(db, s, olderThanMs, STREAM_EVENT_TYPES)),
 
     ping: () => assertMigrated(db, schema),
+
+    ...(parts.connections && { connections: parts.connections }),
 
     async close() {
       if (closed) return;

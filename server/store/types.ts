@@ -112,6 +112,24 @@ export interface FollowOptions {
   foreignOnly?: boolean;
 }
 
+/** How a Postgres store reaches its database, as found at start (postgres.ts, pool-mode.ts). */
+export interface ConnectionReport {
+  /** "transaction": the main URL is a transaction-mode pooler, which keeps no session */
+  poolMode: "session" | "transaction";
+  /** whether the mode was detected or declared (DATABASE_POOL_MODE) */
+  poolModeFrom: "detected" | "declared";
+  /**
+   * How other instances' commits are heard: LISTEN on a session of the main URL, LISTEN on a
+   * session of DATABASE_DIRECT_URL, or polling the threads' last_seq every pollIntervalMs.
+   */
+  doorbell: "listen" | "listen-direct" | "polling";
+  pollIntervalMs?: number;
+  /** the server's settings inside a statement of the main pool and of the lease pool, as it reports them */
+  timeouts: { main: Record<string, string>; lease: Record<string, string> };
+  /** something to fix, said for people (a direct URL that is itself a transaction pooler) */
+  warning?: string;
+}
+
 export interface EventStore {
   readonly kind: "postgres" | "pglite";
   /** Events per page when the log is read in pages (live.ts LOG_PAGE_SIZE, per backend). */
@@ -209,6 +227,9 @@ export interface EventStore {
 
   /** Readiness: the database answers and migrations are applied. */
   ping(): Promise<void>;
+
+  /** Postgres: how this store reaches the database (pooler mode, doorbell, effective bounds), for the start-up log. */
+  connections?(): Promise<ConnectionReport>;
 
   close(): Promise<void>;
 }

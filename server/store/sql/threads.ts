@@ -136,3 +136,12 @@ export async function deleteThread(db: Queryable, s: string, threadId: string, t
   if (rows.length === 0) return "not_found";
   return rows[0]!.deleted ? "deleted" : "busy";
 }
+
+/** last_seq of each of these threads that exists: what the polling doorbell compares (poll-doorbell.ts). */
+export async function selectLastSeqs(db: Queryable, s: string, threadIds: readonly string[]): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ thread_id: string; last_seq: unknown }>(
+    `select thread_id, last_seq from ${s}.threads where thread_id = any($1::text[])`,
+    [threadIds],
+  );
+  return new Map(rows.map((r) => [r.thread_id, toNum(r.last_seq)]));
+}

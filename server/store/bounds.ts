@@ -1,0 +1,64 @@
+/**
+ * The server-side bounds of a Postgres transaction, set inside it with SET LOCAL, so that they
+ * reach the server through a transaction-mode pooler (PgBouncer, Supabase's, Neon's) and vanish
+ * with the transaction, never leaking into another client's use of the same server connection.
+ *
+ * Rejected: the startup parameter `options=-c statement_timeout=...`, which PgBouncer refuses
+ * ("unsupported startup parameter: options") and which, once ignored there, leaves no bound at
+ * all; a session `SET` on connect, which a transaction pooler hands on to other clients and never
+ * re-applies to the server connection our next statement lands on; `ALTER ROLE ... SET`, a
+ * change to the operator's database that this process has no business making.
+ */
+import type { Statement } from "./db.ts";
+
+/** The bounds of one kind of connection, in milliseconds. */
+export interface TxBounds {
+  statementMs: number;
+  lockMs: number;
+  idleInTransactionMs: number;
+  /** the server's tcp_user_timeout: unacknowledged data to a silent client while the transaction lasts */
+  tcpMs: number;
+}
+
+/** The settings, by name, in the order they are set and reported. */
+export function boundSettings(b: TxBounds): ReadonlyArray<readonly [string, number]> {
+  return [
+    ["statement_timeout", b.statementMs],
+    ["lock_timeout", b.lockMs],
+    ["idle_in_transaction_session_timeout", b.idleInTransactionMs],
+    ["tcp_user_timeout", b.tcpMs],
+  ];
+}
+
+/**
+ * `begin` and the bounds as one simple-protocol script: one round trip where a transaction is
+ * run one awaited statement at a time. The values are integers checked here, so the text holds
+ * nothing a caller wrote.
+ */
+export function beginBoundedScript(b: TxBounds): string {
+  const sets = boundSettings(b).map(([name, ms]) => `set local ${name} = ${checkedMs(name, ms)}`);
+  return ["begin", ...sets].join("; ");
+}
+
+/**
+ * The bounds as one statement with parameters (`set_config(..., true)` is SET LOCAL), for a
+ * pipelined connection, where it travels with BEGIN and the statements in the same round trip.
+ */
+export function boundsStatement(b: TxBounds): Statement {
+  const settings = boundSettings(b);
+  return {
+    text: `select ${settings.map((_, i) => `set_config($${2 * i + 1}::text, $${2 * i + 2}::text, true)`).join(", ")}`,
+    params: settings.flatMap(([name, ms]) => [name, String(checkedMs(name, ms))]),
+  };
+}
+
+/** What the server applies, as it reports it: read inside a bounded transaction at start. */
+export const EFFECTIVE_BOUNDS_SQL = `select current_setting('statement_timeout') as statement_timeout,
+  current_setting('lock_timeout') as lock_timeout,
+  current_setting('idle_in_transaction_session_timeout') as idle_in_transaction_session_timeout,
+  current_setting('tcp_user_timeout') as tcp_user_timeout`;
+
+function checkedMs(name: string, ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`${name} must be a whole number of milliseconds >= 0, got ${ms}`);
+  return ms;
+}
