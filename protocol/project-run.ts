@@ -8,6 +8,7 @@ import { sumUsage, wireMessage } from "./frames.ts";
 import { INTERRUPT_TOOL_NAME, interruptToolArgs, wireInterrupt, type InterruptRequest } from "./interrupts.ts";
 import type { MessageList } from "./message-list.ts";
 import type { RunScope } from "./project-scope.ts";
+import { wireRunId } from "./run-ids.ts";
 
 /** A run's input as accepted, collected until its RUN_STARTED echoes it. */
 export interface RunInput {
@@ -19,7 +20,9 @@ export interface RunInput {
   messages: MessageList;
 }
 
-export function runStartedEvent(threadId: string, runId: string, input: RunInput | undefined, state: unknown): AGUIEvent {
+/** `logRunId` as the log has it; the frame names the client's id (protocol/run-ids.ts). */
+export function runStartedEvent(threadId: string, logRunId: string, input: RunInput | undefined, state: unknown): AGUIEvent {
+  const runId = wireRunId(logRunId);
   const { parentRunId, forwardedProps } = input ?? {};
   const echo: RunAgentInput = {
     threadId,
@@ -39,7 +42,7 @@ export function runFinishedEvent(threadId: string, s: RunScope, result?: unknown
   return {
     type: EventType.RUN_FINISHED,
     threadId,
-    runId: s.runId,
+    runId: wireRunId(s.runId),
     ...(result != null && { result }),
     ...(interrupts?.length && { outcome: { type: "interrupt" as const, interrupts: interrupts.map(wireInterrupt) } }),
     ...usageOf(s),

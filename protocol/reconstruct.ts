@@ -17,6 +17,7 @@ import { wantsInterruptTool, withPendingInterrupts, type InterruptRecord, type I
 import { sumUsage, wireMessage, type Frame } from "./frames.ts";
 import { MessageList } from "./message-list.ts";
 import { applyStatePatch } from "./state.ts";
+import { wireRunId } from "./run-ids.ts";
 import { endsRun, isActive, statusAfter, type ThreadStatus } from "./lifecycle.ts";
 
 export type ToolCallState = "running" | "complete" | "failed";
@@ -320,7 +321,7 @@ export function messagesSnapshotFrames(
   const id = `${opts.seq ?? snap.lastSeq}`;
   const timestamp = snap.lastAt;
   const threadId = snap.threadId;
-  const runId = opts.runId ?? snap.lastEndedRunId ?? `snapshot-${snap.lastSeq}`;
+  const runId = opts.runId ?? (snap.lastEndedRunId === undefined ? `snapshot-${snap.lastSeq}` : wireRunId(snap.lastEndedRunId));
   const { messages, outcome } = withPendingInterrupts(snap.messages.map(wireMessage), opts.pendingInterrupts ?? []);
   return [
     { id, event: { type: EventType.RUN_STARTED, threadId, runId, timestamp } },

@@ -17,7 +17,9 @@ import { DEFAULT_TENANT } from "../tenant.ts";
 import type { ThreadRow } from "../store/types.ts";
 import type { EngineCore } from "./engine-core.ts";
 import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "./errors.ts";
-import { assertInterruptOrder } from "../../protocol/lifecycle.ts";
+import { assertInterruptOrder, mayAnswerInterrupts } from "../../protocol/lifecycle.ts";
+import type { InterruptRecord } from "../../protocol/interrupts.ts";
+import { admissionOf, admissionRunId, wireRunId } from "../../protocol/run-ids.ts";
 import { assertResumable, planResume } from "./resume.ts";
 import { mergeState, newMessagesOf } from "./run-input.ts";
 import { foldThread } from "./thread-fold.ts";
@@ -74,20 +76,46 @@ export async function startRun(
     thread = view.thread;
     if (thread && thread.tenantId !== tenantId) throw new ThreadNotOwnedError(threadId, tenantId);
     if (thread && thread.agentId !== agent.id) throw new ThreadAgentMismatchError(threadId, thread.agentId, agent.id);
-    // Run ids name a run for good: a second run under one would mix two runs' frames in a replay.
-    if (view.runTaken) throw new RunIdReusedError(threadId, runId);
+    // Run ids name a run for good, except for the resume of that very run (mayResumeOwnRun): it is
+    // checked again against the fold in begin(), where the pending interrupts are known.
+    const reuse = view.runTaken;
+    if (reuse && !mayResumeOwnRun(thread, input)) throw new RunIdReusedError(threadId, runId);
     // Interrupts (resume.ts): an answer on a thread that is not WAITING answers nothing.
     assertResumable(threadId, thread, input);
     try {
       // A thread row with no events yet was only just created (or its first run never began).
       if (thread && isActive(thread.status) && thread.lastSeq > 0) return await busy(core, thread, agent, input, opts);
-      return await begin(core, agent, input, thread, tenantId, view.checkpoint, true);
+      return await begin(core, agent, input, thread, tenantId, view.checkpoint, true, reuse);
     } catch (err) {
       // Refused admission; or the thread was deleted under an enqueue: look again.
       if (!(err instanceof AdmissionRefusedError) && !(err instanceof ThreadNotFoundError)) throw err;
     }
   }
   throw new ThreadBusyError(threadId, thread?.activeRunId ?? null, thread?.status ?? "PENDING");
+}
+
+/**
+ * The one reuse of a run id that is allowed (CopilotKit's useInterrupt resolves an interrupt with
+ * the runId of the run that asked it): the run carries `resume`, the thread is WAITING, and, as
+ * resumedRunId checks against the fold, every pending interrupt was asked by that run. Anything
+ * else under a taken id is RUN_ID_REUSED: a second run under one id would be a second answer to
+ * the same request, or a client that lost track of its ids.
+ */
+function mayResumeOwnRun(thread: ThreadRow | null, input: RunAgentInput): boolean {
+  return thread !== null && (input.resume?.length ?? 0) > 0 && mayAnswerInterrupts(thread.status);
+}
+
+/**
+ * The log id of a resume that names the interrupted run's own id: the next admission of that run
+ * (protocol/run-ids.ts). Refused (RUN_ID_REUSED, nothing written) unless the thread's pending
+ * interrupts were asked by that run: an admission answers every pending interrupt or supersedes
+ * it, so the pending ones all come from the last run that suspended, and its admission number
+ * is the highest under that id.
+ */
+function resumedRunId(threadId: string, input: RunAgentInput, interrupts: ReadonlyMap<string, InterruptRecord>): string {
+  const askedBy = [...interrupts.values()].filter((r) => !r.resolution).map((r) => r.request.runId);
+  if (askedBy.length === 0 || askedBy.some((id) => wireRunId(id) !== input.runId)) throw new RunIdReusedError(threadId, input.runId);
+  return admissionRunId(input.runId, Math.max(...askedBy.map(admissionOf)) + 1);
 }
 
 /** Starts the oldest queued run of a settled thread, if any; a refused admission tries again. */
@@ -152,11 +180,14 @@ async function begin(
   checkpoint: Checkpoint | null | undefined,
   /** whether a history that leaves the current branch forks it (protocol/branches.ts) */
   mayFork: boolean,
+  /** whether the thread has a run of `input.runId` already (allowed only by mayResumeOwnRun and resumedRunId) */
+  reuse = false,
 ): Promise<StartedRun> {
-  const { threadId, runId } = input;
+  const { threadId } = input;
   const expectedLastSeq = thread?.lastSeq ?? 0;
   const isNew = expectedLastSeq === 0;
   const fold = isNew ? new Reconstructor() : await foldThread(core.store, threadId, { checkpoint, lastSeq: expectedLastSeq });
+  const runId = reuse ? resumedRunId(threadId, input, fold.interrupts()) : input.runId;
   const snapshot = fold.snapshot();
   // A history that leaves the current branch forks it: the run starts from what the fork keeps.
   const fork = mayFork && !isNew ? planFork(snapshot.messages, input.messages) : null;
@@ -165,7 +196,7 @@ async function begin(
   const resumed = planResume(threadId, runId, fold.interrupts(), newMessagesOf(base, input.messages), input.resume);
   const newMessages = resumed.messages;
   const state = mergeState(snapshot.state, input.state);
-  const batch = firstEvents(agent, input, { isNew, snapshot, fork, resumedEvents: resumed.events, newMessages, state });
+  const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, resumedEvents: resumed.events, newMessages, state });
   assertInterruptOrder(batch);
   const stored = await core.store.append(threadId, batch, {
     admit: { agentId: agent.id, tenantId, leaseOwner: core.leaseOwner, ttlMs: core.leaseTtlMs, expectedLastSeq },

@@ -2,6 +2,7 @@
  * The thread API: list, inspect (rebuilt from the log), raw events (JSON, or SSE live for the
  * inspector), cancel from any instance, delete.
  */
+import { wireRunId } from "../../../protocol/run-ids.ts";
 import { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { endsRun } from "../../../protocol/lifecycle.ts";
@@ -41,7 +42,7 @@ function threadJson(t: ThreadRow) {
     threadId: t.threadId,
     agentId: t.agentId,
     status: t.status,
-    activeRunId: t.activeRunId,
+    activeRunId: t.activeRunId === null ? null : wireRunId(t.activeRunId),
     lastSeq: t.lastSeq,
     createdAt: new Date(t.createdAt).toISOString(),
     updatedAt: new Date(t.updatedAt).toISOString(),
@@ -194,7 +195,7 @@ function cancelThread({ store, engine }: ThreadRoutesDeps): ThreadHandler {
     res.status(after && isSettled(after.status) ? 200 : 202).json({
       threadId,
       cancelled: true,
-      runId: before.activeRunId,
+      runId: before.activeRunId === null ? null : wireRunId(before.activeRunId),
       status: after?.status ?? "CANCELLING",
     });
   };
