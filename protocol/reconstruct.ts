@@ -13,7 +13,7 @@
 import { EventType, type ContentPart, type Message, type TokenUsage } from "@ag-ui/core";
 import type { BranchInfo, Checkpoint, FoldState } from "./checkpoint.ts";
 import { isStreamEvent, type StoredEvent } from "./events.ts";
-import { wantsInterruptTool, withPendingInterrupts, type InterruptRecord, type InterruptRequest } from "./interrupts.ts";
+import { wantsInterruptTool, withInterrupts, type InterruptRecord, type InterruptRequest } from "./interrupts.ts";
 import { sumUsage, wireMessage, type Frame } from "./frames.ts";
 import { MessageList } from "./message-list.ts";
 import { applyStatePatch } from "./state.ts";
@@ -315,14 +315,14 @@ export function reloadCut(events: Iterable<StoredEvent>): { snapshotUpto: number
  */
 export function messagesSnapshotFrames(
   snap: ThreadSnapshot,
-  opts: { runId?: string; seq?: number; pendingInterrupts?: readonly InterruptRecord[] } = {},
+  opts: { runId?: string; seq?: number; interrupts?: readonly InterruptRecord[] } = {},
 ): Frame[] {
   if (snap.lastSeq === 0 || snap.threadId === undefined) return [];
   const id = `${opts.seq ?? snap.lastSeq}`;
   const timestamp = snap.lastAt;
   const threadId = snap.threadId;
   const runId = opts.runId ?? (snap.lastEndedRunId === undefined ? `snapshot-${snap.lastSeq}` : wireRunId(snap.lastEndedRunId));
-  const { messages, outcome } = withPendingInterrupts(snap.messages.map(wireMessage), opts.pendingInterrupts ?? []);
+  const { messages, outcome } = withInterrupts(snap.messages.map(wireMessage), opts.interrupts ?? []);
   return [
     { id, event: { type: EventType.RUN_STARTED, threadId, runId, timestamp } },
     { id, event: { type: EventType.MESSAGES_SNAPSHOT, messages, timestamp } },

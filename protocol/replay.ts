@@ -51,8 +51,8 @@ export class Replay {
     this.#activeEnded = opts.activeRunId === null;
     const cp = opts.checkpoint && usable(opts.checkpoint, opts.cursor) ? opts.checkpoint : undefined;
     if (cp) {
-      const { messages, state } = cp.fold;
-      this.#projector = Projector.at({ threadId: opts.threadId, seq: cp.seq, messages: messages as Message[], state });
+      const { messages, state, interrupts } = cp.fold;
+      this.#projector = Projector.at({ threadId: opts.threadId, seq: cp.seq, messages: messages as Message[], state, ...(interrupts && { interrupts }) });
       this.#before = opts.cursor ? undefined : Reconstructor.from(cp);
       // What the snapshot would show: the events before the checkpoint that set #content left
       // messages or a state in the fold.
@@ -100,15 +100,15 @@ export class Replay {
 
   /**
    * `atEnd`: the snapshot is the whole thread (no run is active), so the interrupts it waits for
-   * go in it; before an active run they are being answered by that run.
+   * go in it; before an active run they are being answered by that run. Answered ones always do.
    */
   #snapshot(horizon: number, atEnd = false): Frame[] {
     const before = this.#before!;
     this.#before = undefined;
     // Nothing to show before the active run (its thread's first): no empty snapshot run.
     if (!this.#content) return [];
-    const pendingInterrupts = atEnd ? [...before.interrupts().values()].filter((r) => !r.resolution) : [];
-    return messagesSnapshotFrames(before.snapshot(), { seq: horizon, pendingInterrupts });
+    const interrupts = [...before.interrupts().values()].filter((r) => atEnd || r.resolution);
+    return messagesSnapshotFrames(before.snapshot(), { seq: horizon, interrupts });
   }
 }
 

@@ -193,7 +193,8 @@ async function begin(
   const fork = mayFork && !isNew ? planFork(snapshot.messages, input.messages) : null;
   const base = fork ? keptBy(snapshot.messages, fork.keepThrough) : snapshot.messages;
   // Answers to pending interrupts leave the messages and become interrupt.resolved (resume.ts).
-  const resumed = planResume(threadId, runId, fold.interrupts(), newMessagesOf(base, input.messages), input.resume);
+  const tools = (name: string) => agent.tools.find((t) => t.name === name);
+  const resumed = planResume({ threadId, runId, interrupts: fold.interrupts(), tools, now: Date.now() }, newMessagesOf(base, input.messages), input.resume);
   const newMessages = resumed.messages;
   const state = mergeState(snapshot.state, input.state);
   const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, resumedEvents: resumed.events, newMessages, state });
@@ -217,7 +218,7 @@ async function begin(
   });
   // A stream may start from the fold only between runs (Projector.at); an admitted thread is
   // settled, so this holds unless its log ended a run without the lifecycle noticing.
-  const seed = { threadId, seq: expectedLastSeq, messages: snapshot.messages, state: snapshot.state };
+  const seed = { threadId, seq: expectedLastSeq, messages: snapshot.messages, state: snapshot.state, interrupts: [...fold.interrupts().values()] };
   const start = snapshot.activeRunId === undefined ? { start: { seed, events: stored } } : {};
   return { threadId, runId, afterSeq: stored[0]!.seq - 1, queued: false, ...start };
 }
