@@ -26,6 +26,8 @@ export interface ApprovalsAgentOptions {
   id?: string;
   /** How long an email's approval can be given (needsApproval's expiresInMs); default: no expiry. */
   approvalExpiresInMs?: number;
+  /** How long the meeting's question can be answered (ctx.interrupt's expiresInMs); default: no expiry. */
+  slotExpiresInMs?: number;
 }
 
 function asRecord(v: unknown): Record<string, unknown> {
@@ -60,6 +62,7 @@ export function approvalsAgent(opts: ApprovalsAgentOptions = {}): AgentDefinitio
           message: `When should "${title}" take place?`,
           payload: { title, options: [...MEETING_SLOTS] },
           responseSchema: { type: "object", properties: { slot: { type: "string", enum: [...MEETING_SLOTS] } }, required: ["slot"] },
+          ...(opts.slotExpiresInMs !== undefined && { expiresInMs: opts.slotExpiresInMs }),
         }),
       );
       return { booked: true, title, slot: answer.slot };

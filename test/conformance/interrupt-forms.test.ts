@@ -16,13 +16,28 @@ import type { Message, ResumeEntry } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { INTERRUPT_TOOL, INTERRUPT_TOOL_NAME } from "../../protocol/interrupts.ts";
 import { approvalsAgent, APPROVALS_AGENT_ID } from "../../server/agents/approvals-agent.ts";
-import { approvalsFixtures, type SendEmailArgs } from "../../server/demo/approvals-fixtures.ts";
+import { defineAgent, defineTool, MAX_INTERRUPT_EXPIRY_MS } from "../../server/agents/define.ts";
+import { APPROVAL_TOOLS, approvalsFixtures, ScheduleMeetingArgsSchema, type SendEmailArgs } from "../../server/demo/approvals-fixtures.ts";
 import { assertAcceptedByBoth, checkWithBothClients, CLIENT_VERSIONS } from "../support/agui-clients.ts";
 import { conversation, finished, text, type Ev } from "../support/interrupt-conversation.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 import { postSse } from "../support/sse-client.ts";
 
 const EXPIRING = "approvals-expiring";
+const LONG_EXPIRY = "approvals-long-expiry";
+const BAD_REASON = "approvals-bad-reason";
+
+/** The approvals agent's tools under the same names (the demo fixtures answer them), asking with a bare reason. */
+function badReasonAgent() {
+  const { tools } = approvalsAgent();
+  const meeting = defineTool({
+    name: APPROVAL_TOOLS.scheduleMeeting,
+    description: "Books a meeting.",
+    inputSchema: ScheduleMeetingArgsSchema,
+    execute: async (_args, ctx) => ctx.interrupt({ reason: "choose_slot" }),
+  });
+  return defineAgent({ id: BAD_REASON, instructions: "test", tools: [tools[0]!, meeting] });
+}
 const user = (content: string): Message => ({ id: `u-${randomUUID()}`, role: "user", content });
 const approve = (id: string, extra: object = {}): ResumeEntry => ({ interruptId: id, status: "resolved", payload: { approved: true, ...extra } });
 
@@ -41,7 +56,12 @@ describe.each(backends())("interrupts as AG-UI 1.0 defines them [%s]", (backend)
     server = await startTestServer({
       backend,
       llmUrl,
-      agents: [approvalsAgent({ onSend }), approvalsAgent({ onSend, id: EXPIRING, approvalExpiresInMs: 1 })],
+      agents: [
+        approvalsAgent({ onSend }),
+        approvalsAgent({ onSend, id: EXPIRING, approvalExpiresInMs: 1, slotExpiresInMs: 1 }),
+        approvalsAgent({ id: LONG_EXPIRY, approvalExpiresInMs: MAX_INTERRUPT_EXPIRY_MS, slotExpiresInMs: MAX_INTERRUPT_EXPIRY_MS + 1 }),
+        badReasonAgent(),
+      ],
     });
   }, 120_000);
   afterAll(async () => {
@@ -199,5 +219,42 @@ describe.each(backends())("interrupts as AG-UI 1.0 defines them [%s]", (backend)
     fresh.agent.messages.push(...snap2);
     const again = await fresh.run({ tools: [INTERRUPT_TOOL], add: [user(`thanks [${t2}]`)] });
     expect(again.some((e) => e.type === "RUN_FINISHED")).toBe(true);
+  });
+
+  it("ctx.interrupt(): its expiresAt goes out; after it, an answer is refused and a cancel settles the thread", async () => {
+    const threadId = `forms-ask-expiry-${randomUUID().slice(0, 8)}`;
+    const c = conversation("1.0.0", url(EXPIRING), threadId);
+    const [asked] = finished(await c.run({ add: [user(`schedule a meeting [${threadId}]`)] }))!.outcome!.interrupts;
+    expect(asked).toMatchObject({ reason: "threadline:choose_slot", expiresAt: expect.any(String) });
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(Date.parse(asked!.expiresAt!)));
+    const before = (await server.store.read(threadId)).length;
+    const res = await post({ threadId, runId: `r-${randomUUID()}`, messages: [], resume: [{ interruptId: asked!.id, status: "resolved", payload: { slot: "Monday 10:00" } }] }, EXPIRING);
+    expect(res.status).toBe(409);
+    expect((await server.store.read(threadId)).length).toBe(before);
+    const run = await c.run({ resume: [{ interruptId: asked!.id, status: "cancelled" }] });
+    expect(text(run)).toBe("No meeting was booked.");
+    expect(await thread(threadId)).toMatchObject({ status: "WAITING", pendingInterrupts: [] });
+  });
+
+  it("expiry at its bound: 30 days is asked; past it the tool fails with the bound, and the model reads why", async () => {
+    const t1 = `forms-bound-${randomUUID().slice(0, 8)}`;
+    const [asked] = finished(await conversation("1.0.0", url(LONG_EXPIRY), t1).run({ add: [user(`email the team [${t1}]`)] }))!.outcome!.interrupts;
+    const days = (Date.parse(asked!.expiresAt!) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.99);
+    expect(days).toBeLessThanOrEqual(30);
+    const t2 = `forms-bound-over-${randomUUID().slice(0, 8)}`;
+    const run = await conversation("1.0.0", url(LONG_EXPIRY), t2).run({ add: [user(`schedule a meeting [${t2}]`)] });
+    expect(finished(run)!.outcome).toBeUndefined();
+    const result = run.find((e) => e.type === "TOOL_CALL_RESULT") as Ev & { content: string };
+    expect(result.content).toContain("expiresInMs must be an integer from 1 to 2592000000");
+  });
+
+  it("ctx.interrupt() with a reason neither core nor namespaced fails the tool, saying which reasons are allowed", async () => {
+    const threadId = `forms-reason-${randomUUID().slice(0, 8)}`;
+    const run = await conversation("0.0.59", url(BAD_REASON), threadId).run({ add: [user(`schedule a meeting [${threadId}]`)] });
+    expect(finished(run)!.outcome).toBeUndefined();
+    const result = run.find((e) => e.type === "TOOL_CALL_RESULT") as Ev & { content: string };
+    expect(result.content).toContain('reason \\"choose_slot\\" is neither an AG-UI core reason (tool_call, confirmation, input_required) nor namespaced');
+    expect((await server.store.read(threadId)).some((e) => e.type === "interrupt.requested")).toBe(false);
   });
 });
