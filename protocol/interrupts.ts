@@ -171,6 +171,23 @@ export function decisionOf(verdict: ApprovalVerdict): ApprovalDecision {
   return !verdict.approved ? "denied" : verdict.editedArgs === undefined ? "approved" : "edited";
 }
 
+/**
+ * The interrupts as a reader at `now` (ms) should show them: a pending one past its expiresAt can
+ * only be cancelled, and the first run admitted after it records that (server/engine/resume.ts);
+ * until then a reload and the thread view show it cancelled as expired, so that no client holds,
+ * or renders as open, a question it can no longer answer. The log is not changed by reading it.
+ */
+export function interruptsAt(records: readonly InterruptRecord[], now: number): InterruptRecord[] {
+  return records.map((rec) =>
+    rec.resolution || !isExpired(rec.request, now)
+      ? rec
+      : {
+          ...rec,
+          resolution: { runId: rec.request.runId, interruptId: rec.request.interruptId, status: "cancelled", via: "expired", reason: "expired" },
+        },
+  );
+}
+
 /** The id of the tool message that carries a form-2 interrupt's answer in a snapshot. */
 export function answerMessageIdFor(interruptId: string): string {
   return `${interruptId}-answer`;

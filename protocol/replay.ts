@@ -15,6 +15,7 @@ import type { Checkpoint } from "./checkpoint.ts";
 import type { StoredEvent } from "./events.ts";
 import { parseFrameId, type Frame, type FrameId } from "./frames.ts";
 import { Projector } from "./project.ts";
+import { interruptsAt } from "./interrupts.ts";
 import { messagesSnapshotFrames, Reconstructor } from "./reconstruct.ts";
 
 export interface ReplayOptions {
@@ -28,6 +29,8 @@ export interface ReplayOptions {
    * where that gives the same frames (startsAt says where the log must then be read from).
    */
   checkpoint?: Checkpoint | null;
+  /** The reader's clock (ms): a reload shows an interrupt past its expiresAt as expired (interruptsAt). Default: no expiry is applied. */
+  now?: number;
 }
 
 const CONTENT = new Set(["message.appended", "state.set", "state.patched"]);
@@ -36,6 +39,7 @@ export class Replay {
   readonly #projector: Projector;
   readonly #activeRunId: string | null;
   readonly #cursor: FrameId | undefined;
+  readonly #now: number | undefined;
   /** Folds the events before the cut; dropped once the snapshot is out. */
   #before: Reconstructor | undefined;
   /** Whether anything a snapshot shows (a message, the state) came before the cut. */
@@ -48,6 +52,7 @@ export class Replay {
   constructor(opts: ReplayOptions) {
     this.#activeRunId = opts.activeRunId;
     this.#cursor = opts.cursor;
+    this.#now = opts.now;
     this.#activeEnded = opts.activeRunId === null;
     const cp = opts.checkpoint && usable(opts.checkpoint, opts.cursor) ? opts.checkpoint : undefined;
     if (cp) {
@@ -107,7 +112,8 @@ export class Replay {
     this.#before = undefined;
     // Nothing to show before the active run (its thread's first): no empty snapshot run.
     if (!this.#content) return [];
-    const interrupts = [...before.interrupts().values()].filter((r) => atEnd || r.resolution);
+    const seen = this.#now === undefined ? [...before.interrupts().values()] : interruptsAt([...before.interrupts().values()], this.#now);
+    const interrupts = seen.filter((r) => atEnd || r.resolution);
     return messagesSnapshotFrames(before.snapshot(), { seq: horizon, interrupts });
   }
 }

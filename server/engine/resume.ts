@@ -22,7 +22,7 @@
  */
 import type { Message, ResumeEntry, RunAgentInput } from "@ag-ui/core";
 import type { EventOf } from "../../protocol/events.ts";
-import { ApprovalAnswerSchema, isExpired, type InterruptRecord } from "../../protocol/interrupts.ts";
+import { answerMessageIdFor, ApprovalAnswerSchema, isExpired, type InterruptRecord } from "../../protocol/interrupts.ts";
 import { mayAnswerInterrupts } from "../../protocol/lifecycle.ts";
 import type { ToolDefinition } from "../agents/define.ts";
 import type { ThreadRow } from "../store/types.ts";
@@ -147,6 +147,8 @@ export function planResume(c: ResumeContext, newMessages: Message[], resume: Res
       continue;
     }
     if (rec.resolution || answered.has(rec.request.interruptId)) continue; // an old answer, sent again
+    // The expiry a reload showed (interruptsAt), sent back with the conversation: not an answer.
+    if (m.id === answerMessageIdFor(rec.request.interruptId) && isExpired(rec.request, now)) continue;
     refuseIfExpired(rec);
     const payload = parseAnswer(m.content);
     checkApprovalPayload(rec, payload, `messages[id=${m.id}].content`, tools);

@@ -36,7 +36,7 @@ export async function* connectFrames(
   // The replay starts from the checkpoint where that makes the same frames (Replay decides):
   // a reload then reads the events after the last run's end, not the thread's whole log.
   const checkpoint = await store.readCheckpoint(threadId);
-  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: exact ? cursor : undefined, checkpoint });
+  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: exact ? cursor : undefined, checkpoint, now: Date.now() });
   let lastSeq = fold.startsAt;
   for await (const page of backlogPages(store, threadId, fold.startsAt, signal, metrics)) {
     for (const e of page) {

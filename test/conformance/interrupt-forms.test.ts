@@ -73,7 +73,7 @@ describe.each(backends())("interrupts as AG-UI 1.0 defines them [%s]", (backend)
     fetch(url(agent), { method: "POST", headers: { "Content-Type": "application/json", Accept: "text/event-stream" }, body: JSON.stringify(body) });
   const thread = async (threadId: string) =>
     (await (await fetch(`${server.url}/api/threads/${threadId}`)).json()) as { status: string; pendingInterrupts: { id: string }[]; messages: Message[] };
-  const reload = async (threadId: string) => (await (await postSse(`${server.url}/api/agents/${APPROVALS_AGENT_ID}/connect`, { threadId })).done).map((f) => f.event as Ev);
+  const reload = async (threadId: string, agent = APPROVALS_AGENT_ID) => (await (await postSse(`${server.url}/api/agents/${agent}/connect`, { threadId })).done).map((f) => f.event as Ev);
   const toolResults = (messages: Message[]) => messages.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content as string) as Record<string, unknown>);
   const llmToolMessages = (marker: string) =>
     mock
@@ -146,15 +146,22 @@ describe.each(backends())("interrupts as AG-UI 1.0 defines them [%s]", (backend)
     expect(body.error).toMatchObject({ code: "INTERRUPT_EXPIRED", expiresAt: asked!.expiresAt });
     expect(body.error.message).toContain(asked!.expiresAt!);
     expect((await server.store.read(threadId)).length).toBe(before);
+    // Readers see it expired before any run records it: the thread view no longer lists it, and a
+    // reload does not hand it to the client (the snapshot run ends without an outcome).
+    expect((await thread(threadId)).pendingInterrupts).toEqual([]);
+    const reloaded = await reload(threadId, EXPIRING);
+    expect(finished(reloaded)!.outcome).toBeUndefined();
 
     // Settling: 1.0 lets an expired interrupt be cancelled; 0.0.59 refuses even that, so its app
-    // moves on with a new message. Either way it is cancelled as expired and nothing is sent.
+    // reloads and moves on with a new message. Either way it is cancelled as expired, nothing sent.
     if (version === "1.0.0") {
       const run = await c.run({ runId, resume: [{ interruptId: asked!.id, status: "cancelled" }] });
       expect(text(run)).toBe("Understood: I did not send the email.");
     } else {
-      c.agent.pendingInterrupts = [];
-      await c.run({ add: [user(`what now? [${threadId}]`)] });
+      await expect(c.run({ runId, resume: [{ interruptId: asked!.id, status: "cancelled" }] })).rejects.toThrow(/expired/);
+      const fresh = conversation(version, url(EXPIRING), threadId);
+      fresh.agent.messages.push(...(reloaded.find((e) => e.type === "MESSAGES_SNAPSHOT") as unknown as { messages: Message[] }).messages);
+      await fresh.run({ add: [user(`what now? [${threadId}]`)] });
     }
     const log = await server.store.read(threadId);
     expect(log.find((e) => e.type === "interrupt.resolved")?.data).toMatchObject({ interruptId: asked!.id, status: "cancelled", via: "expired" });
@@ -256,5 +263,29 @@ describe.each(backends())("interrupts as AG-UI 1.0 defines them [%s]", (backend)
     const result = run.find((e) => e.type === "TOOL_CALL_RESULT") as Ev & { content: string };
     expect(result.content).toContain('reason \\"choose_slot\\" is neither an AG-UI core reason (tool_call, confirmation, input_required) nor namespaced');
     expect((await server.store.read(threadId)).some((e) => e.type === "interrupt.requested")).toBe(false);
+  });
+
+  it("HITL form after expiry: a reload shows the question cancelled as expired; sending that back is not an answer, the thread goes on", async () => {
+    const threadId = `forms-hitl-expiry-${randomUUID().slice(0, 8)}`;
+    const c = conversation("0.0.59", url(EXPIRING), threadId);
+    const run = await c.run({ tools: [INTERRUPT_TOOL], add: [user(`email the team [${threadId}]`)] });
+    const start = run.find((e) => e.type === "TOOL_CALL_START" && e.toolCallName === INTERRUPT_TOOL_NAME)!;
+    const args = JSON.parse(run.filter((e) => e.type === "TOOL_CALL_ARGS" && e.toolCallId === start.toolCallId).map((e) => e.delta).join("")) as { expiresAt: string };
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(Date.parse(args.expiresAt)));
+    // The hook answering late: refused, nothing written.
+    const before = (await server.store.read(threadId)).length;
+    const late = await post({ threadId, runId: `r-${randomUUID()}`, tools: [INTERRUPT_TOOL], messages: [...c.agent.messages, { id: `t-${randomUUID()}`, role: "tool", toolCallId: start.toolCallId, content: JSON.stringify({ approved: true }) }] }, EXPIRING);
+    expect(late.status).toBe(409);
+    expect((await server.store.read(threadId)).length).toBe(before);
+    // The reloaded page: the question answered "expired"; its next run carries that back, and goes on.
+    const snap = ((await reload(threadId, EXPIRING)).find((e) => e.type === "MESSAGES_SNAPSHOT") as unknown as { messages: Message[] }).messages;
+    const shown = snap.find((m) => m.role === "tool" && m.toolCallId === start.toolCallId);
+    expect(JSON.parse(shown!.content as string)).toEqual({ cancelled: true, reason: "expired" });
+    const fresh = conversation("0.0.59", url(EXPIRING), threadId);
+    fresh.agent.messages.push(...snap);
+    await fresh.run({ tools: [INTERRUPT_TOOL], add: [user(`ok, what now? [${threadId}]`)] });
+    const log = await server.store.read(threadId);
+    expect(log.find((e) => e.type === "interrupt.resolved")?.data).toMatchObject({ status: "cancelled", via: "expired" });
+    expect(sentIn(threadId)).toEqual([]);
   });
 });

@@ -2,12 +2,12 @@
  * The thread API: list, inspect (rebuilt from the log), raw events (JSON, or SSE live for the
  * inspector), cancel from any instance, delete.
  */
-import { wireRunId } from "../../../protocol/run-ids.ts";
 import { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { endsRun } from "../../../protocol/lifecycle.ts";
 import { MAIN_BRANCH } from "../../../protocol/branches.ts";
-import { wireInterrupt } from "../../../protocol/interrupts.ts";
+import { isExpired, wireInterrupt } from "../../../protocol/interrupts.ts";
+import { wireRunId } from "../../../protocol/run-ids.ts";
 import { Reconstructor } from "../../../protocol/reconstruct.ts";
 import { isActive, isSettled, ThreadStatusSchema } from "../../../protocol/status.ts";
 import type { Engine } from "../../engine/engine.ts";
@@ -116,7 +116,8 @@ function inspectThread({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
         state: snap.state,
         toolCalls: snap.toolCalls,
         usage: snap.usage,
-        pendingInterrupts: snap.pendingInterrupts.map(wireInterrupt),
+        // One past its expiresAt is no longer asked (the next run records it cancelled as expired).
+        pendingInterrupts: snap.pendingInterrupts.filter((r) => !isExpired(r, Date.now())).map(wireInterrupt),
       });
     }
     const leftAt = (snap.branches ?? []).find((b) => b.fromBranchId === wanted);
