@@ -65,7 +65,10 @@ export function isConformingReason(reason: string): boolean {
  */
 export function wireReason(r: Pick<InterruptRequest, "reason" | "kind">): string {
   if (r.kind === "approval" && r.reason === "approval") return APPROVAL_REASON;
-  return isConformingReason(r.reason) ? r.reason : `threadline:${r.reason}`;
+  if (isConformingReason(r.reason)) return r.reason;
+  // A name has no whitespace and does not start with ":" (NAMESPACED_REASON).
+  const name = r.reason.replace(/\s+/g, "_").replace(/^:+/, "");
+  return `threadline:${name === "" ? "reason" : name}`;
 }
 
 /** What a client sends to answer an approval (resume payload, or the HITL tool's result). */
