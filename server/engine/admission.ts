@@ -97,7 +97,8 @@ export async function startRun(
 /**
  * The one reuse of a run id that is allowed (CopilotKit's useInterrupt resolves an interrupt with
  * the runId of the run that asked it): the run carries `resume`, the thread is WAITING, and, as
- * resumedRunId checks against the fold, every pending interrupt was asked by that run. Anything
+ * resumedRunId checks against the fold, the run that ended last, waiting for the pending
+ * interrupts, is that run. Anything
  * else under a taken id is RUN_ID_REUSED: a second run under one id would be a second answer to
  * the same request, or a client that lost track of its ids.
  */
@@ -107,15 +108,15 @@ function mayResumeOwnRun(thread: ThreadRow | null, input: RunAgentInput): boolea
 
 /**
  * The log id of a resume that names the interrupted run's own id: the next admission of that run
- * (protocol/run-ids.ts). Refused (RUN_ID_REUSED, nothing written) unless the thread's pending
- * interrupts were asked by that run: an admission answers every pending interrupt or supersedes
- * it, so the pending ones all come from the last run that suspended, and its admission number
- * is the highest under that id.
+ * (protocol/run-ids.ts). Refused (RUN_ID_REUSED, nothing written) unless the thread waits for
+ * interrupts and the run that ended last, the one that suspended waiting for them, is that
+ * client run. The number follows that last admission: a run answered one interrupt at a time
+ * under one runId is admitted as 2, 3, ..., never twice under one log id.
  */
-function resumedRunId(threadId: string, input: RunAgentInput, interrupts: ReadonlyMap<string, InterruptRecord>): string {
-  const askedBy = [...interrupts.values()].filter((r) => !r.resolution).map((r) => r.request.runId);
-  if (askedBy.length === 0 || askedBy.some((id) => wireRunId(id) !== input.runId)) throw new RunIdReusedError(threadId, input.runId);
-  return admissionRunId(input.runId, Math.max(...askedBy.map(admissionOf)) + 1);
+function resumedRunId(threadId: string, input: RunAgentInput, lastEndedRunId: string | undefined, interrupts: ReadonlyMap<string, InterruptRecord>): string {
+  const waiting = [...interrupts.values()].some((r) => !r.resolution);
+  if (!waiting || lastEndedRunId === undefined || wireRunId(lastEndedRunId) !== input.runId) throw new RunIdReusedError(threadId, input.runId);
+  return admissionRunId(input.runId, admissionOf(lastEndedRunId) + 1);
 }
 
 /** Starts the oldest queued run of a settled thread, if any; a refused admission tries again. */
@@ -187,8 +188,8 @@ async function begin(
   const expectedLastSeq = thread?.lastSeq ?? 0;
   const isNew = expectedLastSeq === 0;
   const fold = isNew ? new Reconstructor() : await foldThread(core.store, threadId, { checkpoint, lastSeq: expectedLastSeq });
-  const runId = reuse ? resumedRunId(threadId, input, fold.interrupts()) : input.runId;
   const snapshot = fold.snapshot();
+  const runId = reuse ? resumedRunId(threadId, input, snapshot.lastEndedRunId, fold.interrupts()) : input.runId;
   // A history that leaves the current branch forks it: the run starts from what the fork keeps.
   const fork = mayFork && !isNew ? planFork(snapshot.messages, input.messages) : null;
   const base = fork ? keptBy(snapshot.messages, fork.keepThrough) : snapshot.messages;

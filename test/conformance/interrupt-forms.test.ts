@@ -15,6 +15,7 @@ import { LLMock, type ChatCompletionRequest } from "@copilotkit/aimock";
 import type { Message, ResumeEntry } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { INTERRUPT_TOOL, INTERRUPT_TOOL_NAME } from "../../protocol/interrupts.ts";
+import { admissionRunId } from "../../protocol/run-ids.ts";
 import { approvalsAgent, APPROVALS_AGENT_ID } from "../../server/agents/approvals-agent.ts";
 import { defineAgent, defineTool, MAX_INTERRUPT_EXPIRY_MS } from "../../server/agents/define.ts";
 import { APPROVAL_TOOLS, approvalsFixtures, ScheduleMeetingArgsSchema, type SendEmailArgs } from "../../server/demo/approvals-fixtures.ts";
@@ -198,6 +199,14 @@ describe.each(backends())("interrupts as AG-UI 1.0 defines them [%s]", (backend)
     const run3 = await c.run({ runId, resume: [approve(second!.id)] });
     expect(text(run3)).toBe("Done: the email is sent.");
     expect(sentIn(threadId).map((e) => e.to)).toEqual(["team@example.com", "board@example.com"]);
+    // Three admissions under one client runId, each under its own log id; a replay has all three.
+    const accepted = (await server.store.read(threadId)).filter((e) => e.type === "run.accepted").map((e) => e.data.runId);
+    expect(accepted).toEqual([runId, admissionRunId(runId, 2), admissionRunId(runId, 3)]);
+    const replay = (await (await postSse(`${server.url}/api/agents/${APPROVALS_AGENT_ID}/connect`, { threadId, lastSeenEventId: "1" })).done).map((f) => f.event as Ev);
+    const ends = replay.filter((e) => e.type === "RUN_FINISHED") as (Ev & { runId: string; outcome?: unknown })[];
+    expect(ends.map((e) => e.runId)).toEqual([runId, runId, runId]);
+    expect(ends.at(-1)!.outcome).toBeUndefined();
+    expect(text(replay)).toContain("Done: the email is sent.");
   });
 
   it.each(CLIENT_VERSIONS)("a reload shows each decision, in both forms (@ag-ui/client %s)", async (version) => {
