@@ -297,4 +297,21 @@ describe.each(backends())("interrupts as AG-UI 1.0 defines them [%s]", (backend)
     expect(log.find((e) => e.type === "interrupt.resolved")?.data).toMatchObject({ status: "cancelled", via: "expired" });
     expect(sentIn(threadId)).toEqual([]);
   });
+
+  it("HITL form: the hook's answer may carry editedArgs; valid ones run, invalid ones are a 400 naming the field", async () => {
+    const threadId = `forms-hitl-edit-${randomUUID().slice(0, 8)}`;
+    const c = conversation("0.0.59", url(), threadId);
+    const run = await c.run({ tools: [INTERRUPT_TOOL], add: [user(`email the team [${threadId}]`)] });
+    const start = run.find((e) => e.type === "TOOL_CALL_START" && e.toolCallName === INTERRUPT_TOOL_NAME)!;
+    const answer = (content: object): Message => ({ id: `t-${randomUUID()}`, role: "tool", toolCallId: start.toolCallId as string, content: JSON.stringify(content) });
+    const before = (await server.store.read(threadId)).length;
+    const bad = await post({ threadId, runId: `r-${randomUUID()}`, tools: [INTERRUPT_TOOL], messages: [...c.agent.messages, answer({ approved: true, editedArgs: { to: "x", subject: "y" } })] });
+    expect(bad.status).toBe(400);
+    const issues = ((await bad.json()) as { error: { issues: { path: string }[] } }).error.issues.map((i) => i.path);
+    expect(issues).toEqual([expect.stringMatching(/^messages\[id=t-.*\]\.content\.editedArgs\.body$/)]);
+    expect((await server.store.read(threadId)).length).toBe(before);
+    const edited = { to: "carol@example.com", subject: "Hi", body: "Edited in the card." };
+    await c.run({ tools: [INTERRUPT_TOOL], add: [answer({ approved: true, editedArgs: edited })] });
+    expect(sentIn(threadId)).toEqual([edited]);
+  });
 });
