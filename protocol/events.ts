@@ -126,6 +126,8 @@ export const InterruptRequestedSchema = event(
     /** The tool call's parsed arguments (approval) or what the tool passed (input). */
     payload: z.unknown().optional(),
     responseSchema: z.record(z.string(), z.unknown()).optional(),
+    /** ISO 8601: after it the interrupt can no longer be answered, only cancelled (protocol/interrupts.ts). */
+    expiresAt: z.string().datetime({ offset: true }).optional(),
   }),
 );
 
@@ -142,7 +144,8 @@ export const InterruptResolvedSchema = event(
     interruptId: z.string().min(1),
     status: z.enum(["resolved", "cancelled"]),
     payload: z.unknown().optional(),
-    via: z.enum(["resume", "tool_result", "superseded"]),
+    /** "expired": cancelled by the first admission after its expiresAt (resume.ts). */
+    via: z.enum(["resume", "tool_result", "superseded", "expired"]),
     reason: z.string().optional(),
   }),
 );

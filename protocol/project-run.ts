@@ -9,6 +9,7 @@ import { INTERRUPT_TOOL_NAME, interruptToolArgs, wireInterrupt, type InterruptRe
 import type { MessageList } from "./message-list.ts";
 import type { RunScope } from "./project-scope.ts";
 import { SPOKEN_PROTOCOL_VERSION } from "./versions.ts";
+import { wireRunId } from "./run-ids.ts";
 
 /** A run's input as accepted, collected until its RUN_STARTED echoes it. */
 export interface RunInput {
@@ -29,7 +30,9 @@ export interface RunInput {
  * exactly what they were.)
  */
 export function runStartedEvent(threadId: string, s: RunScope, input: RunInput | undefined, state: unknown): AGUIEvent {
-  const { runId, level } = s;
+  const { level } = s;
+  // The frame names the client's id; the log may hold a numbered one (protocol/run-ids.ts).
+  const runId = wireRunId(s.runId);
   const { parentRunId, forwardedProps } = input ?? {};
   const echo: RunAgentInput = {
     threadId,
@@ -69,7 +72,7 @@ export function runFinishedEvent(
   return {
     type: EventType.RUN_FINISHED,
     threadId,
-    runId: s.runId,
+    runId: wireRunId(s.runId),
     ...(result != null && { result }),
     ...(interrupts?.length ? { outcome: { type: "interrupt" as const, interrupts: interrupts.map(wireInterrupt) } } : pending),
     ...usageOf(s),
@@ -81,7 +84,7 @@ export function runFinishedEvent(
  * a legacy run (0.0.59's outcome union has no cancelled member).
  */
 export function runCancelledEvent(threadId: string, s: RunScope, message: string): AGUIEvent {
-  if (s.level === "1.0") return { type: EventType.RUN_FINISHED, threadId, runId: s.runId, outcome: { type: "cancelled" as const }, ...usageOf(s) };
+  if (s.level === "1.0") return { type: EventType.RUN_FINISHED, threadId, runId: wireRunId(s.runId), outcome: { type: "cancelled" as const }, ...usageOf(s) };
   return runErrorEvent(s, message, "CANCELLED");
 }
 

@@ -53,7 +53,7 @@ import { newShown, projectAgentMessage } from "./project-messages.ts";
 import { interruptToolCall, runCancelledEvent, runErrorEvent, runFinishedEvent, runStartedEvent, type RunInput } from "./project-run.ts";
 import { RunScope } from "./project-scope.ts";
 import { isRunPart, projectRunPart } from "./project-stream.ts";
-import { wantsInterruptTool, type InterruptRequest } from "./interrupts.ts";
+import { wantsInterruptTool, withInterrupts, type InterruptRecord, type InterruptRequest } from "./interrupts.ts";
 import { applyStatePatch } from "./state.ts";
 import { runLevel, type ProtocolLevel } from "./versions.ts";
 
@@ -71,6 +71,8 @@ export interface ProjectionSeed {
   seq: number;
   messages: Message[];
   state: unknown;
+  /** The thread's interrupts as the fold has them: answered HITL questions stay in snapshots. */
+  interrupts?: readonly InterruptRecord[];
 }
 
 export class Projector {
@@ -85,6 +87,8 @@ export class Projector {
   /** Interrupts asked by each run not yet ended, and the runs whose client wants them as tool calls. */
   private readonly asked = new Map<string, InterruptRequest[]>();
   private readonly interruptToolRuns = new Set<string>();
+  /** Every interrupt with its answer: answered HITL questions stay in every MESSAGES_SNAPSHOT. */
+  private readonly answers = new Map<string, InterruptRecord>();
   /** Runs admitted with a branch.forked, until they start. */
   private readonly forkedRuns = new Set<string>();
   /** The durable conversation (every message.appended, upserted by id), for a recovery resync. */
@@ -112,6 +116,7 @@ export class Projector {
     const p = new Projector(seed.threadId, reader);
     p.lastSeq = seed.seq;
     p.state = seed.state;
+    for (const rec of seed.interrupts ?? []) p.answers.set(rec.request.interruptId, { ...rec });
     for (const m of seed.messages) {
       p.conversation.upsert(m);
       if (m.role === "assistant") {
@@ -177,6 +182,14 @@ export class Projector {
         const list = this.asked.get(e.data.runId) ?? [];
         if (!list.some((r) => r.interruptId === e.data.interruptId)) list.push(e.data);
         this.asked.set(e.data.runId, list);
+        if (!this.answers.has(e.data.interruptId)) {
+          this.answers.set(e.data.interruptId, { request: e.data, form: this.interruptToolRuns.has(e.data.runId) ? "tool" : "outcome" });
+        }
+        break;
+      }
+      case "interrupt.resolved": {
+        const rec = this.answers.get(e.data.interruptId);
+        if (rec) rec.resolution = e.data;
         break;
       }
       case "branch.forked":
@@ -190,7 +203,6 @@ export class Projector {
       case "workflow.cancelled":
         this.applyLifecycle(e, out);
         break;
-      case "interrupt.resolved":
       case "thread.created":
       case "workflow.cancelling":
       case "signal.received":
@@ -270,13 +282,26 @@ export class Projector {
 
   private onSuspended(runId: string, interruptIds: readonly string[] | undefined, pendingToolCallIds: readonly string[], out: AGUIEvent[]): void {
     const threadId = this.threadId!;
+    // A run may wait again for an interrupt an earlier run asked (parallel approvals answered one
+    // by one): the request is found by id, whichever run asked it.
     const asked = this.asked.get(runId) ?? [];
-    const interrupts = (interruptIds ?? []).flatMap((i) => asked.filter((r) => r.interruptId === i));
+    const interrupts = (interruptIds ?? []).flatMap((i) => {
+      const r = asked.find((a) => a.interruptId === i) ?? this.answers.get(i)?.request;
+      return r ? [r] : [];
+    });
     this.asked.delete(runId);
     if (interrupts.length === 0) this.finish(runId, out, (sc) => runFinishedEvent(threadId, sc, undefined, undefined, pendingToolCallIds));
     else if (this.interruptToolRuns.delete(runId)) {
       this.finish(runId, out, (sc) => [...interrupts.flatMap((r) => interruptToolCall(sc, r)), runFinishedEvent(threadId, sc)]);
-    } else this.finish(runId, out, (sc) => runFinishedEvent(threadId, sc, undefined, interrupts));
+    } else {
+      // AG-UI 1.0: a run that ends with an interrupt outcome sends STATE_SNAPSHOT and
+      // MESSAGES_SNAPSHOT first, so a client that resumes later holds what the question is about.
+      this.finish(runId, out, (sc) => [
+        { type: EventType.STATE_SNAPSHOT, snapshot: this.state === undefined ? {} : this.state },
+        this.messagesSnapshot(sc),
+        runFinishedEvent(threadId, sc, undefined, interrupts),
+      ]);
+    }
   }
 
   /** The open run, if `runId` is it (an event without a run belongs to whatever run is open). */
@@ -331,8 +356,10 @@ export class Projector {
     if (closedPartial) out.push(this.messagesSnapshot(s));
   }
 
+  /** The durable conversation in the run's forms, with the answered HITL questions a client of form 2 holds. */
   private messagesSnapshot(s: RunScope): AGUIEvent {
-    return { type: EventType.MESSAGES_SNAPSHOT, messages: this.conversation.items.map((m) => wireMessage(m, s.level)) };
+    const answered = [...this.answers.values()].filter((r) => r.resolution);
+    return { type: EventType.MESSAGES_SNAPSHOT, messages: withInterrupts(this.conversation.items.map((m) => wireMessage(m, s.level)), answered).messages };
   }
 
   private snapshot(s: RunScope, out: AGUIEvent[]): void {

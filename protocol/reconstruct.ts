@@ -13,11 +13,12 @@
 import { EventType, type ContentPart, type Message, type TokenUsage } from "@ag-ui/core";
 import type { BranchInfo, Checkpoint, FoldState } from "./checkpoint.ts";
 import { isStreamEvent, type StoredEvent } from "./events.ts";
-import { wantsInterruptTool, withPendingInterrupts, type InterruptRecord, type InterruptRequest } from "./interrupts.ts";
+import { wantsInterruptTool, withInterrupts, type InterruptRecord, type InterruptRequest } from "./interrupts.ts";
 import { sumUsage, wireMessage, type Frame } from "./frames.ts";
 import { SPOKEN_PROTOCOL_VERSION, type ProtocolLevel } from "./versions.ts";
 import { MessageList } from "./message-list.ts";
 import { applyStatePatch } from "./state.ts";
+import { wireRunId } from "./run-ids.ts";
 import { endsRun, isActive, statusAfter, type ThreadStatus } from "./lifecycle.ts";
 
 export type ToolCallState = "running" | "complete" | "failed";
@@ -315,16 +316,16 @@ export function reloadCut(events: Iterable<StoredEvent>): { snapshotUpto: number
  */
 export function messagesSnapshotFrames(
   snap: ThreadSnapshot,
-  opts: { runId?: string; seq?: number; pendingInterrupts?: readonly InterruptRecord[]; reader?: ProtocolLevel } = {},
+  opts: { runId?: string; seq?: number; interrupts?: readonly InterruptRecord[]; reader?: ProtocolLevel } = {},
 ): Frame[] {
   if (snap.lastSeq === 0 || snap.threadId === undefined) return [];
   const id = `${opts.seq ?? snap.lastSeq}`;
   const timestamp = snap.lastAt;
   const threadId = snap.threadId;
-  const runId = opts.runId ?? snap.lastEndedRunId ?? `snapshot-${snap.lastSeq}`;
+  const runId = opts.runId ?? (snap.lastEndedRunId === undefined ? `snapshot-${snap.lastSeq}` : wireRunId(snap.lastEndedRunId));
   // A synthetic run nobody posted: it speaks what its reader declared (protocol/versions.ts).
   const level = opts.reader ?? "legacy";
-  const { messages, outcome } = withPendingInterrupts(snap.messages.map((m) => wireMessage(m, level)), opts.pendingInterrupts ?? []);
+  const { messages, outcome } = withInterrupts(snap.messages.map((m) => wireMessage(m, level)), opts.interrupts ?? []);
   return [
     { id, event: { type: EventType.RUN_STARTED, threadId, runId, ...(level === "1.0" && { protocolVersion: SPOKEN_PROTOCOL_VERSION }), timestamp } },
     { id, event: { type: EventType.MESSAGES_SNAPSHOT, messages, timestamp } },

@@ -15,6 +15,7 @@ import type { Checkpoint } from "./checkpoint.ts";
 import type { StoredEvent } from "./events.ts";
 import { parseFrameId, type Frame, type FrameId } from "./frames.ts";
 import { Projector } from "./project.ts";
+import { interruptsAt } from "./interrupts.ts";
 import { messagesSnapshotFrames, Reconstructor } from "./reconstruct.ts";
 import type { ProtocolLevel } from "./versions.ts";
 
@@ -31,6 +32,8 @@ export interface ReplayOptions {
   checkpoint?: Checkpoint | null;
   /** What the connecting client declared: the forms its frames take (protocol/versions.ts). */
   reader?: ProtocolLevel;
+  /** The reader's clock (ms): a reload shows an interrupt past its expiresAt as expired (interruptsAt). Default: no expiry is applied. */
+  now?: number;
 }
 
 const CONTENT = new Set(["message.appended", "state.set", "state.patched"]);
@@ -40,6 +43,7 @@ export class Replay {
   readonly #activeRunId: string | null;
   readonly #cursor: FrameId | undefined;
   readonly #reader: ProtocolLevel;
+  readonly #now: number | undefined;
   /** Folds the events before the cut; dropped once the snapshot is out. */
   #before: Reconstructor | undefined;
   /** Whether anything a snapshot shows (a message, the state) came before the cut. */
@@ -53,11 +57,12 @@ export class Replay {
     this.#activeRunId = opts.activeRunId;
     this.#cursor = opts.cursor;
     this.#reader = opts.reader ?? "legacy";
+    this.#now = opts.now;
     this.#activeEnded = opts.activeRunId === null;
     const cp = opts.checkpoint && usable(opts.checkpoint, opts.cursor) ? opts.checkpoint : undefined;
     if (cp) {
-      const { messages, state } = cp.fold;
-      this.#projector = Projector.at({ threadId: opts.threadId, seq: cp.seq, messages: messages as Message[], state }, this.#reader);
+      const { messages, state, interrupts } = cp.fold;
+      this.#projector = Projector.at({ threadId: opts.threadId, seq: cp.seq, messages: messages as Message[], state, ...(interrupts && { interrupts }) }, this.#reader);
       this.#before = opts.cursor ? undefined : Reconstructor.from(cp);
       // What the snapshot would show: the events before the checkpoint that set #content left
       // messages or a state in the fold.
@@ -105,15 +110,16 @@ export class Replay {
 
   /**
    * `atEnd`: the snapshot is the whole thread (no run is active), so the interrupts it waits for
-   * go in it; before an active run they are being answered by that run.
+   * go in it; before an active run they are being answered by that run. Answered ones always do.
    */
   #snapshot(horizon: number, atEnd = false): Frame[] {
     const before = this.#before!;
     this.#before = undefined;
     // Nothing to show before the active run (its thread's first): no empty snapshot run.
     if (!this.#content) return [];
-    const pendingInterrupts = atEnd ? [...before.interrupts().values()].filter((r) => !r.resolution) : [];
-    return messagesSnapshotFrames(before.snapshot(), { seq: horizon, pendingInterrupts, reader: this.#reader });
+    const seen = this.#now === undefined ? [...before.interrupts().values()] : interruptsAt([...before.interrupts().values()], this.#now);
+    const interrupts = seen.filter((r) => atEnd || r.resolution);
+    return messagesSnapshotFrames(before.snapshot(), { seq: horizon, interrupts, reader: this.#reader });
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * The built-in `approvals` agent: backend steps that wait for a person, durably.
  * - send_email needs approval (`needsApproval: true`): the run ends WAITING with an approval
- *   interrupt; approved, the email is "sent" (appended to state.outbox) exactly once; denied, it
- *   is not, and the model says so.
+ *   interrupt (reason tool_call); approved, the email is "sent" (appended to state.outbox) exactly
+ *   once, with the user's edits if they made some; denied, it is not, and the model says so. Two
+ *   emails at once are asked together.
  * - schedule_meeting asks for a time slot with `ctx.interrupt()`; the answer `{slot}` books it.
  * The demo model answers "email" and "meeting" (server/demo/approvals-fixtures.ts).
  */
@@ -21,6 +22,12 @@ export const APPROVALS_AGENT_ID = "approvals";
 export interface ApprovalsAgentOptions {
   /** Called once per email actually sent (tests count side effects with it). */
   onSend?: (email: SendEmailArgs, at: { threadId: string; toolCallId: string }) => void | Promise<void>;
+  /** Another id for this agent (a second copy with other options on one server). */
+  id?: string;
+  /** How long an email's approval can be given (needsApproval's expiresInMs); default: no expiry. */
+  approvalExpiresInMs?: number;
+  /** How long the meeting's question can be answered (ctx.interrupt's expiresInMs); default: no expiry. */
+  slotExpiresInMs?: number;
 }
 
 function asRecord(v: unknown): Record<string, unknown> {
@@ -32,7 +39,7 @@ export function approvalsAgent(opts: ApprovalsAgentOptions = {}): AgentDefinitio
     name: APPROVAL_TOOLS.sendEmail,
     description: "Sends an email. The user approves every email before it goes out.",
     inputSchema: SendEmailArgsSchema,
-    needsApproval: true,
+    needsApproval: opts.approvalExpiresInMs === undefined ? true : { expiresInMs: opts.approvalExpiresInMs },
     async execute(email, ctx) {
       await opts.onSend?.(email, { threadId: ctx.threadId, toolCallId: ctx.toolCallId });
       const outbox = asRecord(ctx.state.get()).outbox;
@@ -51,10 +58,11 @@ export function approvalsAgent(opts: ApprovalsAgentOptions = {}): AgentDefinitio
       // Nothing is written before the question: this part runs again when the answer comes.
       const answer = MeetingAnswerSchema.parse(
         await ctx.interrupt({
-          reason: "choose_slot",
+          reason: "threadline:choose_slot",
           message: `When should "${title}" take place?`,
           payload: { title, options: [...MEETING_SLOTS] },
           responseSchema: { type: "object", properties: { slot: { type: "string", enum: [...MEETING_SLOTS] } }, required: ["slot"] },
+          ...(opts.slotExpiresInMs !== undefined && { expiresInMs: opts.slotExpiresInMs }),
         }),
       );
       return { booked: true, title, slot: answer.slot };
@@ -62,7 +70,7 @@ export function approvalsAgent(opts: ApprovalsAgentOptions = {}): AgentDefinitio
   });
 
   return defineAgent({
-    id: APPROVALS_AGENT_ID,
+    id: opts.id ?? APPROVALS_AGENT_ID,
     description: "Backend tools that wait for you: an email that needs your approval, a meeting that asks for a time.",
     instructions:
       "You help with email and meetings. Use send_email to send email (the user approves it first) and " +

@@ -77,7 +77,11 @@ export interface RunInfo {
   forwardedProps: unknown;
 }
 
-/** What `ctx.interrupt()` asks; `reason` is a short machine-readable word, `message` the question. */
+/**
+ * What `ctx.interrupt()` asks; `reason` is machine-readable: one of AG-UI 1.0's core reasons
+ * ("tool_call", "confirmation", "input_required") or namespaced ("myapp:choose_slot"); any other
+ * fails the tool with an error saying so (protocol/interrupts.ts isConformingReason).
+ */
 export interface InterruptAsk {
   reason: string;
   message?: string;
@@ -85,7 +89,27 @@ export interface InterruptAsk {
   payload?: unknown;
   /** JSON Schema of the expected answer, passed to the client as is. */
   responseSchema?: Record<string, unknown>;
+  /** The question can be answered for this long (1 ms to MAX_INTERRUPT_EXPIRY_MS); after it, only cancelled. */
+  expiresInMs?: number;
 }
+
+/**
+ * needsApproval with options: `when` decides from the validated arguments as the function form
+ * does (default: always); `expiresInMs` bounds how long the approval can be given.
+ */
+export interface ApprovalRule<A> {
+  when?: boolean | ((args: A) => boolean | Promise<boolean>);
+  expiresInMs?: number;
+}
+
+export type NeedsApproval<A> = boolean | ((args: A) => boolean | Promise<boolean>) | ApprovalRule<A>;
+
+/**
+ * The longest an interrupt may stay answerable: 30 days. An expiry is a promise to the user
+ * that a stale question cannot be answered; a longer one is indistinguishable from none, which
+ * is what leaving expiresInMs out says.
+ */
+export const MAX_INTERRUPT_EXPIRY_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Thrown by ctx.interrupt() when the user cancelled the question or answered with a new message. */
 export class InterruptCancelledError extends Error {
@@ -113,16 +137,17 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   /**
    * The call waits for the user's approval before it executes (true, or decided from the
    * validated arguments). Approved: it runs once; denied: it does not run and the model gets a
-   * result saying so, with the user's reason.
+   * result saying so, with the user's reason. The user may approve with edited arguments
+   * (validated against `inputSchema`): the tool runs with those.
    */
-  needsApproval?: boolean | ((args: z.infer<P>) => boolean | Promise<boolean>);
+  needsApproval?: NeedsApproval<z.infer<P>>;
   execute(args: z.infer<P>, ctx: ToolContext): unknown | Promise<unknown>;
 }
 
 interface ToolInputBase<A> {
   name: string;
   description: string;
-  needsApproval?: boolean | ((args: A) => boolean | Promise<boolean>);
+  needsApproval?: NeedsApproval<A>;
   execute(args: A, ctx: ToolContext): unknown | Promise<unknown>;
 }
 

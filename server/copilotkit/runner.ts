@@ -25,6 +25,7 @@ import {
 import type { Logger } from "pino";
 import { Observable } from "rxjs";
 import type { Frame } from "../../protocol/frames.ts";
+import { wireRunId } from "../../protocol/run-ids.ts";
 import { isActive } from "../../protocol/status.ts";
 import type { AgentRegistry } from "../agents/define.ts";
 import { NotFoundError, ConflictError, InvalidRequestError } from "../errors.ts";
@@ -116,7 +117,7 @@ export class ThreadlineAgentRunner extends AgentRunner {
     return this.#recorded(async () => {
       const thread = await this.#deps.store.getThread(threadId, this.#tenantId);
       if (!thread || !isActive(thread.status)) return false;
-      if (runId !== undefined && thread.activeRunId !== runId) return false;
+      if (runId !== undefined && (thread.activeRunId === null || wireRunId(thread.activeRunId) !== runId)) return false;
       await this.#deps.engine.cancel(threadId);
       return true;
     });

@@ -1,7 +1,8 @@
 /**
  * The demo model's script for the `approvals` agent (server/agents/approvals-agent.ts): offline,
  * deterministic, and only for requests that offer that agent's tools, so the default agent's
- * script (fixtures.ts) is untouched. "email" proposes send_email (needs approval), "meeting"
+ * script (fixtures.ts) is untouched. "email" proposes send_email (needs approval), "two emails"
+ * proposes two send_email calls at once (asked together), "meeting"
  * proposes schedule_meeting (asks the user for a slot); the follow-ups read the tool's result.
  */
 import type { ChatCompletionRequest, Fixture } from "@copilotkit/aimock";
@@ -66,6 +67,15 @@ export function approvalsFixtures(): Fixture[] {
         if (refused(result)) return { content: "No meeting was booked." };
         const slot = (/"slot":"([^"]*)"/.exec(result) ?? [])[1] ?? "the chosen time";
         return { content: `Booked for ${slot}.` };
+      },
+    },
+    {
+      match: { predicate: (req) => offersApprovals(req) && req.messages.at(-1)?.role === "user" && lastUser(req).includes("two emails") },
+      response: {
+        toolCalls: [
+          { name: APPROVAL_TOOLS.sendEmail, arguments: JSON.stringify({ to: "team@example.com", subject: "Status update", body: "All green this week." }) },
+          { name: APPROVAL_TOOLS.sendEmail, arguments: JSON.stringify({ to: "board@example.com", subject: "Board update", body: "On track." }) },
+        ],
       },
     },
     {

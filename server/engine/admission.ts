@@ -17,7 +17,9 @@ import { DEFAULT_TENANT } from "../tenant.ts";
 import type { ThreadRow } from "../store/types.ts";
 import type { EngineCore } from "./engine-core.ts";
 import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "./errors.ts";
-import { assertInterruptOrder } from "../../protocol/lifecycle.ts";
+import { assertInterruptOrder, mayAnswerInterrupts } from "../../protocol/lifecycle.ts";
+import type { InterruptRecord } from "../../protocol/interrupts.ts";
+import { admissionOf, admissionRunId, wireRunId } from "../../protocol/run-ids.ts";
 import { assertResumable, planResume } from "./resume.ts";
 import { mergeState, newMessagesOf } from "./run-input.ts";
 import { foldThread } from "./thread-fold.ts";
@@ -74,20 +76,47 @@ export async function startRun(
     thread = view.thread;
     if (thread && thread.tenantId !== tenantId) throw new ThreadNotOwnedError(threadId, tenantId);
     if (thread && thread.agentId !== agent.id) throw new ThreadAgentMismatchError(threadId, thread.agentId, agent.id);
-    // Run ids name a run for good: a second run under one would mix two runs' frames in a replay.
-    if (view.runTaken) throw new RunIdReusedError(threadId, runId);
+    // Run ids name a run for good, except for the resume of that very run (mayResumeOwnRun): it is
+    // checked again against the fold in begin(), where the pending interrupts are known.
+    const reuse = view.runTaken;
+    if (reuse && !mayResumeOwnRun(thread, input)) throw new RunIdReusedError(threadId, runId);
     // Interrupts (resume.ts): an answer on a thread that is not WAITING answers nothing.
     assertResumable(threadId, thread, input);
     try {
       // A thread row with no events yet was only just created (or its first run never began).
       if (thread && isActive(thread.status) && thread.lastSeq > 0) return await busy(core, thread, agent, input, opts);
-      return await begin(core, agent, input, thread, tenantId, view.checkpoint, true);
+      return await begin(core, agent, input, thread, tenantId, view.checkpoint, true, reuse);
     } catch (err) {
       // Refused admission; or the thread was deleted under an enqueue: look again.
       if (!(err instanceof AdmissionRefusedError) && !(err instanceof ThreadNotFoundError)) throw err;
     }
   }
   throw new ThreadBusyError(threadId, thread?.activeRunId ?? null, thread?.status ?? "PENDING");
+}
+
+/**
+ * The one reuse of a run id that is allowed (CopilotKit's useInterrupt resolves an interrupt with
+ * the runId of the run that asked it): the run carries `resume`, the thread is WAITING, and, as
+ * resumedRunId checks against the fold, the run that ended last, waiting for the pending
+ * interrupts, is that run. Anything
+ * else under a taken id is RUN_ID_REUSED: a second run under one id would be a second answer to
+ * the same request, or a client that lost track of its ids.
+ */
+function mayResumeOwnRun(thread: ThreadRow | null, input: RunAgentInput): boolean {
+  return thread !== null && (input.resume?.length ?? 0) > 0 && mayAnswerInterrupts(thread.status);
+}
+
+/**
+ * The log id of a resume that names the interrupted run's own id: the next admission of that run
+ * (protocol/run-ids.ts). Refused (RUN_ID_REUSED, nothing written) unless the thread waits for
+ * interrupts and the run that ended last, the one that suspended waiting for them, is that
+ * client run. The number follows that last admission: a run answered one interrupt at a time
+ * under one runId is admitted as 2, 3, ..., never twice under one log id.
+ */
+function resumedRunId(threadId: string, input: RunAgentInput, lastEndedRunId: string | undefined, interrupts: ReadonlyMap<string, InterruptRecord>): string {
+  const waiting = [...interrupts.values()].some((r) => !r.resolution);
+  if (!waiting || lastEndedRunId === undefined || wireRunId(lastEndedRunId) !== input.runId) throw new RunIdReusedError(threadId, input.runId);
+  return admissionRunId(input.runId, admissionOf(lastEndedRunId) + 1);
 }
 
 /** Starts the oldest queued run of a settled thread, if any; a refused admission tries again. */
@@ -152,20 +181,24 @@ async function begin(
   checkpoint: Checkpoint | null | undefined,
   /** whether a history that leaves the current branch forks it (protocol/branches.ts) */
   mayFork: boolean,
+  /** whether the thread has a run of `input.runId` already (allowed only by mayResumeOwnRun and resumedRunId) */
+  reuse = false,
 ): Promise<StartedRun> {
-  const { threadId, runId } = input;
+  const { threadId } = input;
   const expectedLastSeq = thread?.lastSeq ?? 0;
   const isNew = expectedLastSeq === 0;
   const fold = isNew ? new Reconstructor() : await foldThread(core.store, threadId, { checkpoint, lastSeq: expectedLastSeq });
   const snapshot = fold.snapshot();
+  const runId = reuse ? resumedRunId(threadId, input, snapshot.lastEndedRunId, fold.interrupts()) : input.runId;
   // A history that leaves the current branch forks it: the run starts from what the fork keeps.
   const fork = mayFork && !isNew ? planFork(snapshot.messages, input.messages) : null;
   const base = fork ? keptBy(snapshot.messages, fork.keepThrough) : snapshot.messages;
   // Answers to pending interrupts leave the messages and become interrupt.resolved (resume.ts).
-  const resumed = planResume(threadId, runId, fold.interrupts(), newMessagesOf(base, input.messages), input.resume);
+  const tools = (name: string) => agent.tools.find((t) => t.name === name);
+  const resumed = planResume({ threadId, runId, interrupts: fold.interrupts(), tools, now: Date.now() }, newMessagesOf(base, input.messages), input.resume);
   const newMessages = resumed.messages;
   const state = mergeState(snapshot.state, input.state);
-  const batch = firstEvents(agent, input, { isNew, snapshot, fork, resumedEvents: resumed.events, newMessages, state });
+  const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, resumedEvents: resumed.events, newMessages, state });
   assertInterruptOrder(batch);
   const stored = await core.store.append(threadId, batch, {
     admit: { agentId: agent.id, tenantId, leaseOwner: core.leaseOwner, ttlMs: core.leaseTtlMs, expectedLastSeq },
@@ -187,7 +220,7 @@ async function begin(
   });
   // A stream may start from the fold only between runs (Projector.at); an admitted thread is
   // settled, so this holds unless its log ended a run without the lifecycle noticing.
-  const seed = { threadId, seq: expectedLastSeq, messages: snapshot.messages, state: snapshot.state };
+  const seed = { threadId, seq: expectedLastSeq, messages: snapshot.messages, state: snapshot.state, interrupts: [...fold.interrupts().values()] };
   const start = snapshot.activeRunId === undefined ? { start: { seed, events: stored } } : {};
   return { threadId, runId, afterSeq: stored[0]!.seq - 1, queued: false, ...start };
 }

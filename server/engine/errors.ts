@@ -1,4 +1,5 @@
 /** Domain errors of the engine: typed, with the ids involved, and a sentence saying what to do. */
+import { wireRunId } from "../../protocol/run-ids.ts";
 import type { ThreadStatus } from "../../protocol/status.ts";
 import { ConflictError, ServiceUnavailableError } from "../errors.ts";
 
@@ -13,7 +14,7 @@ export class ThreadBusyError extends ConflictError {
     super(
       "THREAD_BUSY",
       (api) =>
-        `Thread ${threadId} is ${threadStatus}${activeRunId ? ` with run ${activeRunId}` : ""}. ` +
+        `Thread ${threadId} is ${threadStatus}${activeRunId ? ` with run ${wireRunId(activeRunId)}` : ""}. ` +
         `Wait for it to finish, cancel it (POST ${api}/threads/${threadId}/cancel), or send the run ` +
         `with "forwardedProps": {"threadline": {"doubleTexting": "enqueue" | "interrupt"}}.`,
       { threadId, activeRunId, status: threadStatus },

@@ -70,3 +70,21 @@ export class InvalidResumeError extends InvalidRequestError {
     super("INVALID_RESUME", message, issues);
   }
 }
+
+/** 409: the interrupt's expiresAt has passed; it can only be cancelled now. */
+export class InterruptExpiredError extends ConflictError {
+  override readonly name = "InterruptExpiredError";
+  constructor(
+    readonly threadId: string,
+    readonly interruptId: string,
+    readonly expiresAt: string,
+  ) {
+    super(
+      "INTERRUPT_EXPIRED",
+      `Interrupt "${interruptId}" of thread ${threadId} expired at ${expiresAt} and can no longer be answered. ` +
+        `Resume it with status "cancelled", or send a new message without "resume": either cancels it, and the ` +
+        `step that asked does not run.`,
+      { threadId, interruptId, expiresAt },
+    );
+  }
+}

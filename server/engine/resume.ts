@@ -8,19 +8,27 @@
  *    message: the model never saw that call. A tool message for an interrupt answered earlier is
  *    the client's copy of its old answer (CopilotKit sends the whole conversation every run):
  *    dropped, not refused;
- * 3. every pending interrupt neither of those answers is cancelled with reason "superseded":
- *    the user moved on (a new message), and the run proceeds with what it carries. The call
- *    waiting for approval does not run; the model is told it was superseded. Rejected: keeping
- *    the interrupt pending under a new message, which leaves a tool call without a result in
- *    the conversation the model reads next.
+ * 3. a pending interrupt neither of those answers is cancelled with reason "superseded" when the
+ *    run carries a new message: the user moved on, and the run proceeds with what it carries. The
+ *    call waiting for approval does not run; the model is told it was superseded. Rejected:
+ *    keeping the interrupt pending under a new message, which leaves a tool call without a
+ *    result in the conversation the model reads next. A run that carries only answers leaves the
+ *    others pending: parallel approvals can be answered one by one.
+ * An interrupt past its expiresAt takes no answer (409 INTERRUPT_EXPIRED, nothing written) and is
+ * cancelled with reason "expired" by the first run admitted after it, whatever that run carries.
+ * Expiry is decided here, at admission, by the admitting instance's clock. Rejected: a timer in
+ * the engine that cancels it on time, which would need a durable schedule that survives restarts
+ * and moves between instances, for a cancel nobody can observe until they send the next run.
  */
 import type { Message, ResumeEntry, RunAgentInput } from "@ag-ui/core";
 import type { EventOf } from "../../protocol/events.ts";
-import { ApprovalAnswerSchema, type InterruptRecord } from "../../protocol/interrupts.ts";
+import { answerMessageIdFor, ApprovalAnswerSchema, isExpired, type InterruptRecord } from "../../protocol/interrupts.ts";
 import { mayAnswerInterrupts } from "../../protocol/lifecycle.ts";
+import type { ToolDefinition } from "../agents/define.ts";
 import type { ThreadRow } from "../store/types.ts";
 import {
   InterruptAlreadyResolvedError,
+  InterruptExpiredError,
   InterruptNotFoundError,
   InvalidResumeError,
   ThreadNotWaitingError,
@@ -53,27 +61,55 @@ function parseAnswer(content: Message["content"]): unknown {
   }
 }
 
-function checkApprovalPayload(rec: InterruptRecord, payload: unknown, path: string): void {
+/** The tools of the agent by name: an approval's edits are checked against its tool's schema. */
+export type ToolSchemas = (name: string) => ToolDefinition | undefined;
+
+function checkApprovalPayload(rec: InterruptRecord, payload: unknown, path: string, tools: ToolSchemas): void {
   if (rec.request.kind !== "approval") return;
   const answer = ApprovalAnswerSchema.safeParse(payload);
-  if (answer.success) return;
+  if (!answer.success) {
+    throw new InvalidResumeError(
+      `Interrupt "${rec.request.interruptId}" asks for an approval: answer with {"approved": true} (optionally with ` +
+        `"editedArgs": {...}, the arguments to run with), or {"approved": false, "reason": "..."} (or status "cancelled").`,
+      answer.error.issues.map((i) => ({ path: [path, ...i.path.map(String)].join("."), message: i.message })),
+    );
+  }
+  const { approved, editedArgs } = answer.data;
+  if (editedArgs === undefined) return;
+  if (!approved) {
+    throw new InvalidResumeError(`Interrupt "${rec.request.interruptId}": "editedArgs" go with {"approved": true}; a denial runs nothing.`, [
+      { path: `${path}.editedArgs`, message: "only with approved: true" },
+    ]);
+  }
+  const tool = tools(rec.request.toolName);
+  const parsed = tool?.inputSchema.safeParse(editedArgs);
+  if (!tool || !parsed || parsed.success) return;
   throw new InvalidResumeError(
-    `Interrupt "${rec.request.interruptId}" asks for an approval: answer with {"approved": true} or ` +
-      `{"approved": false, "reason": "..."} (or status "cancelled").`,
-    answer.error.issues.map((i) => ({ path: [path, ...i.path.map(String)].join("."), message: i.message })),
+    `The edited arguments of ${tool.name} do not match its input schema; fix the fields listed in \`issues\` ` +
+      `(the tool's schema is in the interrupt's metadata payload shape and in GET /api/agents/<agent>).`,
+    parsed.error.issues.map((i) => ({ path: [`${path}.editedArgs`, ...i.path.map(String)].join("."), message: i.message })),
   );
 }
 
-export function planResume(
-  threadId: string,
-  runId: string,
-  interrupts: ReadonlyMap<string, InterruptRecord>,
-  newMessages: Message[],
-  resume: ResumeEntry[] = [],
-): ResumePlan {
+export interface ResumeContext {
+  threadId: string;
+  /** The log id of the run that carries the answers. */
+  runId: string;
+  interrupts: ReadonlyMap<string, InterruptRecord>;
+  tools: ToolSchemas;
+  /** The admission's clock (ms): an interrupt whose expiresAt is at or before it has expired. */
+  now: number;
+}
+
+export function planResume(c: ResumeContext, newMessages: Message[], resume: ResumeEntry[] = []): ResumePlan {
+  const { threadId, runId, interrupts, tools, now } = c;
   const pending = [...interrupts.values()].filter((r) => !r.resolution).map((r) => r.request.interruptId);
   const answered = new Map<string, Resolved>();
   const seen = new Set<string>();
+  /** An expired interrupt takes no answer; a cancel of it is recorded as its expiry. */
+  const refuseIfExpired = (rec: InterruptRecord) => {
+    if (isExpired(rec.request, now)) throw new InterruptExpiredError(threadId, rec.request.interruptId, rec.request.expiresAt!);
+  };
   resume.forEach((entry, i) => {
     const { interruptId } = entry;
     if (seen.has(interruptId)) {
@@ -85,7 +121,11 @@ export function planResume(
     const rec = interrupts.get(interruptId);
     if (!rec) throw new InterruptNotFoundError(threadId, interruptId, pending);
     if (rec.resolution) throw new InterruptAlreadyResolvedError(threadId, interruptId, rec.resolution.runId, pending);
-    if (entry.status === "resolved") checkApprovalPayload(rec, entry.payload, `resume.${i}.payload`);
+    if (entry.status === "resolved") {
+      refuseIfExpired(rec);
+      checkApprovalPayload(rec, entry.payload, `resume.${i}.payload`, tools);
+    }
+    const expired = entry.status === "cancelled" && isExpired(rec.request, now);
     answered.set(interruptId, {
       type: "interrupt.resolved",
       data: {
@@ -93,8 +133,8 @@ export function planResume(
         interruptId,
         status: entry.status,
         ...(entry.payload !== undefined && { payload: entry.payload }),
-        via: "resume",
-        ...(entry.status === "cancelled" && { reason: "cancelled" }),
+        via: expired ? "expired" : "resume",
+        ...(entry.status === "cancelled" && { reason: expired ? "expired" : "cancelled" }),
       },
     });
   });
@@ -107,21 +147,28 @@ export function planResume(
       continue;
     }
     if (rec.resolution || answered.has(rec.request.interruptId)) continue; // an old answer, sent again
+    // The expiry a reload showed (interruptsAt), sent back with the conversation: not an answer.
+    if (m.id === answerMessageIdFor(rec.request.interruptId) && isExpired(rec.request, now)) continue;
+    refuseIfExpired(rec);
     const payload = parseAnswer(m.content);
-    checkApprovalPayload(rec, payload, `messages[id=${m.id}].content`);
+    checkApprovalPayload(rec, payload, `messages[id=${m.id}].content`, tools);
     answered.set(rec.request.interruptId, {
       type: "interrupt.resolved",
       data: { runId, interruptId: rec.request.interruptId, status: "resolved", payload, via: "tool_result" },
     });
   }
 
+  // What is left pending: expired ones are cancelled now, whatever the run carries; the others
+  // are superseded by a new message, and stay pending for a run that answers only some of them
+  // (parallel approvals answered one by one).
   const events = [...answered.values()];
+  const movedOn = messages.length > 0;
   for (const id of pending) {
     if (answered.has(id)) continue;
-    events.push({
-      type: "interrupt.resolved",
-      data: { runId, interruptId: id, status: "cancelled", via: "superseded", reason: "superseded" },
-    });
+    const expired = isExpired(interrupts.get(id)!.request, now);
+    if (!expired && !movedOn) continue;
+    const why = expired ? "expired" : "superseded";
+    events.push({ type: "interrupt.resolved", data: { runId, interruptId: id, status: "cancelled", via: why, reason: why } });
   }
   return { messages, events };
 }

@@ -5,8 +5,8 @@
  *
  *   answered interrupts of calls without a result? -> run those calls (approved, or the tool
  *                                      asked and now gets its answer) or record the denial
- *   unresolved backend tool calls?  -> run them (a recorded result is never run again); one that
- *                                      needs the user ends the run, WAITING for the interrupt
+ *   unresolved backend tool calls?  -> run them (a recorded result is never run again); those that
+ *                                      need the user end the run, WAITING for their interrupts
  *   unresolved frontend tool calls? -> end the run, WAITING for the client's results
  *   last message an answer?         -> end the run, WAITING for input
  *   otherwise                       -> one more LLM request (up to maxTurns per run, counted
@@ -86,10 +86,23 @@ export async function runLoop(ctx: RunContext): Promise<RunOutcome> {
       const unresolved = unresolvedToolCalls(ctx.messages).filter((c) => !answeredIds.has(c.id));
       const backend = [...answered, ...unresolved.filter((c) => !isFrontendCall(ctx, c))];
       if (backend.length > 0) {
+        // Parallel calls that each need the user are asked together: a call that waits does not
+        // stop the others, and the run waits for all of them in one outcome. Rejected: stopping
+        // at the first, which asked the user one question per round trip.
+        const waiting: InterruptRaised[] = [];
         for (const call of backend) {
           if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
-          if (ctx.steered()) await skipToolCall(ctx, call);
-          else await runToolTask(ctx, call);
+          try {
+            if (ctx.steered()) await skipToolCall(ctx, call);
+            else await runToolTask(ctx, call);
+          } catch (err) {
+            if (!(err instanceof InterruptRaised)) throw err;
+            waiting.push(err);
+          }
+        }
+        if (waiting.length > 0) {
+          const kind = waiting.every((w) => w.kind === "approval") ? "approval" : "input";
+          throw new InterruptRaised(kind, waiting.flatMap((w) => w.interruptIds));
         }
         if (ctx.completion) return { kind: "completed", ...ctx.completion };
         continue;

@@ -10,12 +10,17 @@
  */
 import type { ToolCall } from "@ag-ui/core";
 import {
+  APPROVAL_REASON,
   APPROVAL_RESPONSE_JSON_SCHEMA,
   approvalOf,
+  CORE_INTERRUPT_REASONS,
+  decisionOf,
   interruptIdFor,
+  isConformingReason,
+  type ApprovalDecision,
   type InterruptRequest,
 } from "../../protocol/interrupts.ts";
-import { InterruptCancelledError, type InterruptAsk, type ToolDefinition } from "../agents/define.ts";
+import { InterruptCancelledError, MAX_INTERRUPT_EXPIRY_MS, type InterruptAsk, type ToolDefinition } from "../agents/define.ts";
 import { InterruptRaised } from "./errors.ts";
 import type { RunContext } from "./run-context.ts";
 
@@ -37,8 +42,38 @@ async function request(ctx: RunContext, data: Omit<InterruptRequest, "runId">): 
   await ctx.writer.commit({ type: "interrupt.requested", data: { runId: ctx.runId, ...data } });
 }
 
-export type ApprovalCheck = { denied: false } | { denied: true; message: string };
+export type ApprovalCheck =
+  | { denied: false; args: unknown; decision?: ApprovalDecision }
+  | { denied: true; message: string };
 
+/** When needsApproval asks (its rule, from the validated arguments) and for how long. */
+async function approvalRule(tool: ToolDefinition, args: unknown): Promise<{ asks: boolean; expiresInMs?: number }> {
+  const rule = tool.needsApproval;
+  if (!rule) return { asks: false };
+  if (typeof rule === "boolean") return { asks: rule };
+  if (typeof rule === "function") return { asks: await rule(args) };
+  const when = rule.when ?? true;
+  const asks = typeof when === "function" ? await when(args) : when;
+  return { asks, ...(rule.expiresInMs !== undefined && { expiresInMs: rule.expiresInMs }) };
+}
+
+/**
+ * ISO 8601 expiry of an interrupt asked now, or undefined. Out of bounds is the tool's bug: it
+ * fails (the model reads the error), never asks a question that cannot be answered.
+ */
+function expiryOf(expiresInMs: number | undefined, toolName: string): string | undefined {
+  if (expiresInMs === undefined) return undefined;
+  if (!Number.isInteger(expiresInMs) || expiresInMs < 1 || expiresInMs > MAX_INTERRUPT_EXPIRY_MS) {
+    throw new Error(`${toolName}: expiresInMs must be an integer from 1 to ${MAX_INTERRUPT_EXPIRY_MS} (30 days); got ${expiresInMs}.`);
+  }
+  return new Date(Date.now() + expiresInMs).toISOString();
+}
+
+/**
+ * needsApproval: approved -> the arguments to run with (the user's edits, when they made some,
+ * already checked against the tool's schema at admission and parsed by it again here); denied,
+ * cancelled or expired -> what the model is told; not answered yet -> asked, and the run waits.
+ */
 export async function checkApproval(
   ctx: RunContext,
   call: ToolCall,
@@ -46,31 +81,35 @@ export async function checkApproval(
   args: unknown,
   taskId: string,
 ): Promise<ApprovalCheck> {
-  const rule = tool.needsApproval;
-  if (!rule) return { denied: false };
-  if (typeof rule === "function" && !(await rule(args))) return { denied: false };
+  const rule = await approvalRule(tool, args);
+  if (!rule.asks) return { denied: false, args };
   const interruptId = interruptIdFor(call.id);
   const rec = ctx.interrupts.get(interruptId);
   if (rec?.resolution) {
     const verdict = approvalOf(rec.resolution);
-    if (verdict.approved) return { denied: false };
-    return {
-      denied: true,
-      message:
-        `The user did not approve ${tool.name} (${verdict.reason}); it was not executed. ` +
-        `Do not retry it unless the user asks; tell them what was not done.`,
-    };
+    if (!verdict.approved) {
+      return {
+        denied: true,
+        message:
+          `The user did not approve ${tool.name} (${verdict.reason}); it was not executed. ` +
+          `Do not retry it unless the user asks; tell them what was not done.`,
+      };
+    }
+    if (verdict.editedArgs === undefined) return { denied: false, args, decision: "approved" };
+    return { denied: false, args: tool.inputSchema.parse(verdict.editedArgs), decision: decisionOf(verdict) };
   }
+  const expiresAt = expiryOf(rule.expiresInMs, tool.name);
   await request(ctx, {
     interruptId,
     kind: "approval",
     toolCallId: call.id,
     toolName: tool.name,
     parentMessageId: parentMessageOf(ctx, call),
-    reason: "approval",
+    reason: APPROVAL_REASON,
     message: `Allow ${tool.name} to run with these arguments?`,
     payload: args,
     responseSchema: APPROVAL_RESPONSE_JSON_SCHEMA,
+    ...(expiresAt !== undefined && { expiresAt }),
   });
   return endWaiting(ctx, taskId, new InterruptRaised("approval", [interruptId]));
 }
@@ -93,6 +132,13 @@ export async function askInterrupt(ctx: RunContext, call: ToolCall, trace: Inter
     }
     return rec.resolution.payload;
   }
+  if (!isConformingReason(ask.reason)) {
+    throw new Error(
+      `ctx.interrupt(): reason "${ask.reason}" is neither an AG-UI core reason (${CORE_INTERRUPT_REASONS.join(", ")}) ` +
+        `nor namespaced ("<namespace>:<name>", e.g. "myapp:${ask.reason}").`,
+    );
+  }
+  const expiresAt = expiryOf(ask.expiresInMs, call.function.name);
   await request(ctx, {
     interruptId,
     kind: "input",
@@ -103,6 +149,7 @@ export async function askInterrupt(ctx: RunContext, call: ToolCall, trace: Inter
     ...(ask.message !== undefined && { message: ask.message }),
     ...(ask.payload !== undefined && { payload: ask.payload }),
     ...(ask.responseSchema !== undefined && { responseSchema: ask.responseSchema }),
+    ...(expiresAt !== undefined && { expiresAt }),
   });
   trace.raised = new InterruptRaised("input", [interruptId]);
   throw trace.raised;

@@ -14,6 +14,7 @@ import { storableJsonMember, toStorableText } from "../store/storable-text.ts";
 import { toolResultContent } from "./tool-content.ts";
 import { askInterrupt, checkApproval, endWaiting, type InterruptTrace } from "./tool-interrupts.ts";
 import type { EventOf } from "../../protocol/events.ts";
+import type { ApprovalDecision } from "../../protocol/interrupts.ts";
 import type { RunContext } from "./run-context.ts";
 
 type JsonPatch = EventOf<"state.patched">["data"]["patch"];
@@ -30,6 +31,8 @@ interface ToolFailure {
   ok: false;
   code: string;
   message: string;
+  /** Kept next to the error in the content (a denial's decision). */
+  detail?: Record<string, unknown>;
 }
 
 async function recordResult(
@@ -43,7 +46,7 @@ async function recordResult(
     id: ctx.ids.message(),
     role: "tool",
     toolCallId: call.id,
-    content: outcome.ok ? outcome.content : JSON.stringify({ error: outcome.message }),
+    content: outcome.ok ? outcome.content : JSON.stringify({ ...outcome.detail, error: outcome.message }),
   };
   if (!outcome.ok) message.error = outcome.message;
   writer.emit({ type: "message.appended", data: { runId, source: "agent", message } });
@@ -143,9 +146,29 @@ export async function runToolTask(ctx: RunContext, call: ToolCall): Promise<Tool
 
   const approval = await checkApproval(ctx, call, tool, input.data, taskId);
   if (approval.denied) {
-    return recordResult(ctx, call, taskId, { ok: false, code: "DENIED", message: approval.message });
+    return recordResult(ctx, call, taskId, { ok: false, code: "DENIED", message: approval.message, detail: { approval: "denied" } });
   }
-  return executeTool(ctx, call, tool, input.data, taskId);
+  return executeTool(ctx, call, tool, approval.args, taskId, approval.decision);
+}
+
+/**
+ * The result of an approved call says what the user decided, and with edits the arguments it
+ * ran with: the model reads that the user changed them (it proposed others), and the
+ * conversation keeps the decision, so a reload shows it. Rejected: rewriting the assistant
+ * message's tool call arguments, which would make the log say the model proposed what the user
+ * wrote. A tool's media result keeps its parts, the decision as a text part before them.
+ */
+function withDecision(content: string | ContentPart[], decision: ApprovalDecision | undefined, args: unknown): string | ContentPart[] {
+  if (decision === undefined) return content;
+  const head = { approval: decision, ...(decision === "edited" && { arguments: args }) };
+  if (Array.isArray(content)) return [{ type: "text", text: JSON.stringify(head, storableJsonMember) }, ...content];
+  let result: unknown = content;
+  try {
+    result = JSON.parse(content);
+  } catch {
+    // text, not JSON: kept as the string it is
+  }
+  return JSON.stringify({ ...head, result }, storableJsonMember);
 }
 
 /** The call's arguments as the tool's input, or the error result that tells the model how to fix them. */
@@ -177,14 +200,21 @@ function parseArguments(tool: ToolDefinition, call: ToolCall): { ok: true; data:
  * Runs the tool and records what it returned or threw. An abort of the run and an interrupt the
  * tool raised are not results: they end the task here and the run stops (or waits) above.
  */
-async function executeTool(ctx: RunContext, call: ToolCall, tool: ToolDefinition, input: unknown, taskId: string): Promise<ToolMessage> {
+async function executeTool(
+  ctx: RunContext,
+  call: ToolCall,
+  tool: ToolDefinition,
+  input: unknown,
+  taskId: string,
+  decision?: ApprovalDecision,
+): Promise<ToolMessage> {
   const { runId } = ctx;
   const trace: InterruptTrace = { asks: 0 };
   try {
     const value = await tool.execute(input, toolContext(ctx, call, trace));
     // A tool that caught the interrupt and returned anyway still waits: the ask is in the log.
     if (trace.raised) throw trace.raised;
-    return await recordResult(ctx, call, taskId, { ok: true, content: toolResultContent(value) });
+    return await recordResult(ctx, call, taskId, { ok: true, content: withDecision(toolResultContent(value), decision, input) });
   } catch (err) {
     const reason = ctx.abortReason();
     if (reason) throw new RunAborted(reason);

@@ -74,7 +74,9 @@ export async function reloadSnapshot({ store, metrics }: ConnectStreamDeps, thre
   const { threadId } = thread;
   const checkpoint = await store.readCheckpoint(threadId);
   const horizon = Math.max(thread.lastSeq, checkpoint?.seq ?? 0);
-  const fold = new Replay({ threadId, activeRunId: null, checkpoint, reader });
+  // `now`: an interrupt past its expiry shows as expired; the entry is shared only by reloads
+  // made while it is being sent, so the clock it was built at is theirs too.
+  const fold = new Replay({ threadId, activeRunId: null, checkpoint, reader, now: Date.now() });
   const forAll = new AbortController().signal;
   pages: for await (const page of backlogPages(store, threadId, fold.startsAt, forAll, metrics)) {
     for (const e of page) {
@@ -107,7 +109,7 @@ export async function* connectFrames(
   // The replay starts from the checkpoint where that makes the same frames (Replay decides):
   // a reload then reads the events after the last run's end, not the thread's whole log.
   const checkpoint = await store.readCheckpoint(threadId);
-  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: exact ? cursor : undefined, checkpoint, reader });
+  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: exact ? cursor : undefined, checkpoint, reader, now: Date.now() });
   let lastSeq = fold.startsAt;
   for await (const page of backlogPages(store, threadId, fold.startsAt, signal, metrics)) {
     for (const e of page) {

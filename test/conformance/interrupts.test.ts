@@ -12,61 +12,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { LLMock, type ChatCompletionRequest } from "@copilotkit/aimock";
-import { HttpAgent as HttpAgent100 } from "@ag-ui/client";
-import { HttpAgent as HttpAgent0059 } from "@ag-ui/client-0059";
-import type { AssistantMessage, Message, ResumeEntry, Tool } from "@ag-ui/core";
+import type { AssistantMessage, Message, ResumeEntry } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INTERRUPT_TOOL, INTERRUPT_TOOL_NAME, interruptIdFor } from "../../protocol/interrupts.ts";
 import { approvalsAgent, APPROVALS_AGENT_ID } from "../../server/agents/approvals-agent.ts";
 import { approvalsFixtures, type SendEmailArgs } from "../../server/demo/approvals-fixtures.ts";
-import { CLIENT_VERSIONS, type ClientVersion } from "../support/agui-clients.ts";
+import { CLIENT_VERSIONS } from "../support/agui-clients.ts";
+import { conversation, finished, text, type Ev } from "../support/interrupt-conversation.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 import { postSse } from "../support/sse-client.ts";
 
-interface Ev {
-  type: string;
-  [k: string]: unknown;
-}
-
-interface AgentLike {
-  runAgent(params?: object, subscriber?: object): Promise<unknown>;
-  messages: Message[];
-  pendingInterrupts?: { id: string }[];
-}
-
-/** One client conversation: the same HttpAgent for every run, as an app keeps it. */
-function conversation(version: ClientVersion, url: string, threadId: string) {
-  const Ctor = (version === "1.0.0" ? HttpAgent100 : HttpAgent0059) as unknown as new (c: object) => AgentLike;
-  const agent = new Ctor({ url, threadId });
-  return {
-    agent,
-    async run(params: { tools?: Tool[]; resume?: ResumeEntry[]; add?: Message[] } = {}) {
-      if (params.add) agent.messages.push(...structuredClone(params.add));
-      const events: Ev[] = [];
-      let error: unknown;
-      const { warn, error: err } = console;
-      console.warn = () => {};
-      console.error = () => {};
-      try {
-        await agent.runAgent(
-          { ...(params.tools && { tools: params.tools }), ...(params.resume && { resume: params.resume }) },
-          { onEvent: ({ event }: { event: Ev }) => void events.push(event), onRunFailed: ({ error: e }: { error: unknown }) => (error = e) },
-        );
-      } catch (e) {
-        error ??= e;
-      } finally {
-        console.warn = warn;
-        console.error = err;
-      }
-      if (error) throw error instanceof Error ? error : new Error(String(error));
-      return events;
-    },
-  };
-}
-
 const user = (content: string): Message => ({ id: `u-${randomUUID()}`, role: "user", content });
-const text = (events: Ev[]) => events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
-const finished = (events: Ev[]) => events.find((e) => e.type === "RUN_FINISHED") as Ev & { outcome?: { type: string; interrupts: { id: string; toolCallId: string; reason: string; metadata?: Record<string, unknown> }[] } };
 
 describe.each(backends())("durable interrupts [%s]", (backend) => {
   let mock: LLMock;
@@ -102,11 +58,11 @@ describe.each(backends())("durable interrupts [%s]", (backend) => {
     const threadId = `int-approve-${version}-${randomUUID().slice(0, 8)}`;
     const c = conversation(version, url(), threadId);
     const run1 = await c.run({ add: [user(`email the team [${threadId}]`)] });
-    const outcome = finished(run1).outcome!;
+    const outcome = finished(run1)!.outcome!;
     expect(outcome.type).toBe("interrupt");
     expect(outcome.interrupts).toHaveLength(1);
     const [interrupt] = outcome.interrupts;
-    expect(interrupt).toMatchObject({ reason: "approval", metadata: { kind: "approval", toolName: "send_email" } });
+    expect(interrupt).toMatchObject({ reason: "tool_call", metadata: { kind: "approval", toolName: "send_email" } });
     expect(interrupt!.id).toBe(interruptIdFor(interrupt!.toolCallId));
     expect(c.agent.pendingInterrupts?.map((i) => i.id)).toEqual([interrupt!.id]);
     expect(run1.some((e) => e.type === "TOOL_CALL_RESULT")).toBe(false);
@@ -118,7 +74,7 @@ describe.each(backends())("durable interrupts [%s]", (backend) => {
     c.agent.messages.pop();
 
     const run2 = await c.run({ resume: [{ interruptId: interrupt!.id, status: "resolved", payload: { approved: true } }] });
-    expect(finished(run2).outcome).toBeUndefined();
+    expect(finished(run2)!.outcome).toBeUndefined();
     expect(run2.filter((e) => e.type === "TOOL_CALL_RESULT")).toHaveLength(1);
     expect(text(run2)).toBe("Done: the email is sent.");
     expect(sentIn(threadId)).toBe(1);
@@ -133,9 +89,9 @@ describe.each(backends())("durable interrupts [%s]", (backend) => {
     // Form 1: the snapshot run ends with the interrupt outcome.
     const t1 = `int-reload-${version}-${randomUUID().slice(0, 8)}`;
     const c1 = conversation(version, url(), t1);
-    const [asked] = finished(await c1.run({ add: [user(`email the team [${t1}]`)] })).outcome!.interrupts;
+    const [asked] = finished(await c1.run({ add: [user(`email the team [${t1}]`)] }))!.outcome!.interrupts;
     const frames1 = await reload(t1);
-    expect(finished(frames1).outcome).toMatchObject({ type: "interrupt", interrupts: [{ id: asked!.id, toolCallId: asked!.toolCallId }] });
+    expect(finished(frames1)!.outcome).toMatchObject({ type: "interrupt", interrupts: [{ id: asked!.id, toolCallId: asked!.toolCallId }] });
     // A fresh client (the reloaded page) takes the snapshot, holds the interrupt, and answers it.
     const fresh = conversation(version, url(), t1);
     fresh.agent.messages.push(...((frames1.find((e) => e.type === "MESSAGES_SNAPSHOT") as unknown as { messages: Message[] }).messages));
@@ -148,7 +104,7 @@ describe.each(backends())("durable interrupts [%s]", (backend) => {
     const run = await c2.run({ tools: [INTERRUPT_TOOL], add: [user(`email the team [${t2}]`)] });
     const start = run.find((e) => e.type === "TOOL_CALL_START" && e.toolCallName === INTERRUPT_TOOL_NAME)!;
     const frames2 = await reload(t2);
-    expect(finished(frames2).outcome).toBeUndefined();
+    expect(finished(frames2)!.outcome).toBeUndefined();
     const snapshot = (frames2.find((e) => e.type === "MESSAGES_SNAPSHOT") as unknown as { messages: Message[] }).messages;
     const holder = snapshot.find((m): m is AssistantMessage => m.role === "assistant" && (m.toolCalls ?? []).some((c) => c.id === start.toolCallId));
     expect(holder?.id).toBe(start.parentMessageId);
@@ -159,7 +115,7 @@ describe.each(backends())("durable interrupts [%s]", (backend) => {
   it.each(CLIENT_VERSIONS)("approval denied: the tool does not run and the model is told (@ag-ui/client %s)", async (version) => {
     const threadId = `int-deny-${version}-${randomUUID().slice(0, 8)}`;
     const c = conversation(version, url(), threadId);
-    const [interrupt] = finished(await c.run({ add: [user(`email the team [${threadId}]`)] })).outcome!.interrupts;
+    const [interrupt] = finished(await c.run({ add: [user(`email the team [${threadId}]`)] }))!.outcome!.interrupts;
     const run2 = await c.run({ resume: [{ interruptId: interrupt!.id, status: "resolved", payload: { approved: false, reason: "not today" } }] });
     expect(text(run2)).toBe("Understood: I did not send the email.");
     expect(sentIn(threadId)).toBe(0);
@@ -172,7 +128,7 @@ describe.each(backends())("durable interrupts [%s]", (backend) => {
     const threadId = `int-hitl-${version}-${randomUUID().slice(0, 8)}`;
     const c = conversation(version, url(), threadId);
     const run1 = await c.run({ tools: [INTERRUPT_TOOL], add: [user(`email the team [${threadId}]`)] });
-    expect(finished(run1).outcome).toBeUndefined();
+    expect(finished(run1)!.outcome).toBeUndefined();
     const start = run1.find((e) => e.type === "TOOL_CALL_START" && e.toolCallName === INTERRUPT_TOOL_NAME)!;
     expect(start).toBeDefined();
     const args = JSON.parse(run1.filter((e) => e.type === "TOOL_CALL_ARGS" && e.toolCallId === start.toolCallId).map((e) => e.delta).join(""));
@@ -198,8 +154,8 @@ describe.each(backends())("durable interrupts [%s]", (backend) => {
   it("ctx.interrupt(): the tool gets the answer's payload", async () => {
     const threadId = `int-input-${randomUUID().slice(0, 8)}`;
     const c = conversation("1.0.0", url(), threadId);
-    const [interrupt] = finished(await c.run({ add: [user(`schedule a meeting [${threadId}]`)] })).outcome!.interrupts;
-    expect(interrupt).toMatchObject({ reason: "choose_slot", metadata: { kind: "input", toolName: "schedule_meeting" } });
+    const [interrupt] = finished(await c.run({ add: [user(`schedule a meeting [${threadId}]`)] }))!.outcome!.interrupts;
+    expect(interrupt).toMatchObject({ reason: "threadline:choose_slot", metadata: { kind: "input", toolName: "schedule_meeting" } });
     const run2 = await c.run({ resume: [{ interruptId: interrupt!.id, status: "resolved", payload: { slot: "Tuesday 14:00" } }] });
     expect(text(run2)).toBe("Booked for Tuesday 14:00.");
   });
@@ -207,7 +163,7 @@ describe.each(backends())("durable interrupts [%s]", (backend) => {
   it("a resume that names no pending interrupt is a 4xx and writes nothing", async () => {
     const threadId = `int-4xx-${randomUUID().slice(0, 8)}`;
     const c = conversation("1.0.0", url(), threadId);
-    const [interrupt] = finished(await c.run({ add: [user(`email the team [${threadId}]`)] })).outcome!.interrupts;
+    const [interrupt] = finished(await c.run({ add: [user(`email the team [${threadId}]`)] }))!.outcome!.interrupts;
     const post = (resume: ResumeEntry[], tid = threadId) =>
       fetch(url(), {
         method: "POST",
@@ -244,11 +200,11 @@ describe.each(backends())("durable interrupts [%s]", (backend) => {
   it("a new message instead of an answer supersedes the interrupt: the tool does not run", async () => {
     const threadId = `int-super-${randomUUID().slice(0, 8)}`;
     const c = conversation("0.0.59", url(), threadId);
-    const [interrupt] = finished(await c.run({ add: [user(`email the team [${threadId}]`)] })).outcome!.interrupts;
+    const [interrupt] = finished(await c.run({ add: [user(`email the team [${threadId}]`)] }))!.outcome!.interrupts;
     // A plain HTTP client (or one that dropped its pending interrupts) sends a new message.
     c.agent.pendingInterrupts = [];
     const run2 = await c.run({ add: [user(`never mind, schedule a meeting [${threadId}]`)] });
-    expect(finished(run2).outcome?.interrupts[0]).toMatchObject({ reason: "choose_slot" });
+    expect(finished(run2)!.outcome?.interrupts[0]).toMatchObject({ reason: "threadline:choose_slot" });
     expect(sentIn(threadId)).toBe(0);
     const log = await server.store.read(threadId);
     expect(log.find((e) => e.type === "interrupt.resolved")?.data).toMatchObject({

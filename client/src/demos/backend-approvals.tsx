@@ -23,9 +23,9 @@ function InterruptCard({ toolCallId, args, status, result, respond }: CardProps)
   // CopilotKit starts the run that carries an answer only when its agent is idle: an answer given
   // while it still handles a reload's connect would be dropped. The buttons wait for it instead.
   const busy = useThreadAgent().isRunning;
-  const answer = parseJson(typeof result === "string" ? result : JSON.stringify(result ?? null)) as { approved?: boolean; slot?: string } | null;
+  const answer = parseJson(typeof result === "string" ? result : JSON.stringify(result ?? null)) as { approved?: boolean; slot?: string; cancelled?: boolean } | null;
   const asking = status !== "complete" && respond !== undefined;
-  const state = asking ? "asking" : status === "complete" ? (answer?.slot ? "answered" : answer?.approved ? "approved" : "denied") : "preparing";
+  const state = asking ? "asking" : status === "complete" ? (answer?.slot ? "answered" : answer?.approved ? "approved" : answer?.cancelled ? "cancelled" : "denied") : "preparing";
   const payload = (args.payload ?? {}) as { to?: string; subject?: string; title?: string; options?: string[] };
   return (
     <div className="tool-card approval" data-testid="interrupt-card" data-tool-call-id={toolCallId} data-kind={args.kind} data-state={state}>
@@ -35,6 +35,7 @@ function InterruptCard({ toolCallId, args, status, result, respond }: CardProps)
         </span>
         {state === "approved" && <span className="chip chip-complete">Approved</span>}
         {state === "denied" && <span className="chip chip-failed">Denied</span>}
+        {state === "cancelled" && <span className="chip chip-failed">Expired or cancelled</span>}
         {state === "answered" && <span className="chip chip-complete">{answer?.slot}</span>}
       </div>
       <p className="approval-action">{args.message ?? "…"}</p>
@@ -79,6 +80,15 @@ function Tools() {
   return null;
 }
 
+/** What the user decided, as the answer (live) or a reload's snapshot (protocol/interrupts.ts withInterrupts) says it. */
+function decisionOf(result: unknown): string {
+  const a = (typeof result === "object" && result !== null ? result : {}) as { approved?: boolean; editedArgs?: unknown; slot?: string; cancelled?: boolean; reason?: string };
+  if (a.cancelled) return a.reason === "expired" ? "expired" : "cancelled";
+  if (a.slot) return a.slot;
+  if (a.approved) return a.editedArgs ? "approved with edits" : "approved";
+  return "denied";
+}
+
 function Panel() {
   const agent = useThreadAgent();
   const calls = toolCallsOf<InterruptToolArgs>(agent.messages, INTERRUPT_TOOL_NAME);
@@ -88,8 +98,8 @@ function Panel() {
       {calls.length === 0 && <p className="muted">Nothing asked yet.</p>}
       <ul className="plain">
         {calls.map((c) => (
-          <li key={c.id} data-testid="interrupt" data-answered={c.result === undefined ? "false" : "true"}>
-            <span className={`chip chip-${c.result === undefined ? "pending" : "complete"}`}>{c.result === undefined ? "waiting" : "answered"}</span>{" "}
+          <li key={c.id} data-testid="interrupt" data-answered={c.result === undefined ? "false" : "true"} data-decision={c.result === undefined ? undefined : decisionOf(c.result)}>
+            <span className={`chip chip-${c.result === undefined ? "pending" : "complete"}`}>{c.result === undefined ? "waiting" : decisionOf(c.result)}</span>{" "}
             {c.args.toolName}: {c.args.reason}
           </li>
         ))}

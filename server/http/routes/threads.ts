@@ -6,7 +6,8 @@ import { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { endsRun } from "../../../protocol/lifecycle.ts";
 import { MAIN_BRANCH } from "../../../protocol/branches.ts";
-import { wireInterrupt } from "../../../protocol/interrupts.ts";
+import { isExpired, wireInterrupt } from "../../../protocol/interrupts.ts";
+import { wireRunId } from "../../../protocol/run-ids.ts";
 import { Reconstructor } from "../../../protocol/reconstruct.ts";
 import { isActive, isSettled, ThreadStatusSchema } from "../../../protocol/status.ts";
 import type { Engine } from "../../engine/engine.ts";
@@ -43,7 +44,7 @@ function threadJson(t: ThreadRow) {
     threadId: t.threadId,
     agentId: t.agentId,
     status: t.status,
-    activeRunId: t.activeRunId,
+    activeRunId: t.activeRunId === null ? null : wireRunId(t.activeRunId),
     lastSeq: t.lastSeq,
     createdAt: new Date(t.createdAt).toISOString(),
     updatedAt: new Date(t.updatedAt).toISOString(),
@@ -118,7 +119,8 @@ function inspectThread({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
         state: snap.state,
         toolCalls: snap.toolCalls,
         usage: snap.usage,
-        pendingInterrupts: snap.pendingInterrupts.map(wireInterrupt),
+        // One past its expiresAt is no longer asked (the next run records it cancelled as expired).
+        pendingInterrupts: snap.pendingInterrupts.filter((r) => !isExpired(r, Date.now())).map(wireInterrupt),
       });
     }
     const leftAt = (snap.branches ?? []).find((b) => b.fromBranchId === wanted);
@@ -197,7 +199,7 @@ function cancelThread({ store, engine }: ThreadRoutesDeps): ThreadHandler {
     res.status(after && isSettled(after.status) ? 200 : 202).json({
       threadId,
       cancelled: true,
-      runId: before.activeRunId,
+      runId: before.activeRunId === null ? null : wireRunId(before.activeRunId),
       status: after?.status ?? "CANCELLING",
     });
   };
