@@ -22,10 +22,10 @@ import type { AgentCapabilities, Tool } from "@ag-ui/core";
 import type { Model } from "../models/model.ts";
 import { toolJsonSchema, type AgentDefinition } from "./define.ts";
 
-export function agentCapabilities(agent: AgentDefinition, model: Model): AgentCapabilities {
+export function agentCapabilities(agent: AgentDefinition, model: Model | null): AgentCapabilities {
   const tools: Tool[] = agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: toolJsonSchema(t) }));
   const approvals = agent.tools.some((t) => t.needsApproval !== undefined && t.needsApproval !== false);
-  const media = model.mediaInputs;
+  const media = model?.mediaInputs;
   return {
     identity: { name: agent.id, type: "threadline", ...(agent.description && { description: agent.description }) },
     transport: { streaming: true, websocket: false, httpBinary: true, pushNotifications: false, resumable: true },

@@ -148,7 +148,7 @@ function inProcessAgents({ agents, engine }: Pick<CopilotkitHandlerDeps, "agents
   // A null prototype: an id like "constructor" must not find Object.prototype's member.
   const record: Record<string, AbstractAgent> = Object.create(null);
   for (const a of agents.list()) {
-    const capabilities = agentCapabilities(a, engine.modelOf(a));
+    const capabilities = agentCapabilities(a, engine.modelIfBuilt(a));
     record[a.id] = new ThreadlineAgent({ agentId: a.id, description: a.description, runner, capabilities });
   }
   return record;

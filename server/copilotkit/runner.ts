@@ -83,7 +83,7 @@ export class ThreadlineAgentRunner extends AgentRunner {
       const { protocolVersion: _spokenByTheRuntimeNotTheCaller, ...legacyInput } = input as typeof input & { protocolVersion?: string };
       const run = parseRunRequest(legacyInput, { get: (name) => headers[name.toLowerCase()] });
       if (!run.ok) throw new InvalidRequestError("INVALID_RUN_INPUT", "The run is not a valid AG-UI RunAgentInput; fix the fields listed in `issues`.", run.issues);
-      const unfit = agentFitIssues(definition, this.#deps.engine.modelOf(definition), run.input);
+      const unfit = agentFitIssues(definition, () => this.#deps.engine.modelIfBuilt(definition), run.input);
       if (unfit.length > 0) throw new InvalidRequestError("INVALID_RUN_INPUT", `Agent "${agentId}" cannot take this run as sent; fix the fields listed in \`issues\`.`, unfit);
       const started = await admitRun(this.#deps, definition, run, this.#tenantId);
       return runFrames(this.#deps, started, run, signal);

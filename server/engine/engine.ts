@@ -84,8 +84,17 @@ export class Engine {
 
   /** Starts a run, or applies the thread's double-texting policy when it is busy (admission.ts). */
   /** The model `agent`'s runs use (the factory the executor calls, asked the same way). */
-  modelOf(agent: AgentDefinition): Model {
-    return this.#models(agent);
+  /**
+   * The agent's model for what the edge reads of it (its media inputs), or null when the factory
+   * throws: that failure belongs to the run that asks the model for an answer (it fails with
+   * RUN_ERROR there), not to an admission check or a capabilities document.
+   */
+  modelIfBuilt(agent: AgentDefinition): Model | null {
+    try {
+      return this.#models(agent);
+    } catch {
+      return null;
+    }
   }
 
     startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {

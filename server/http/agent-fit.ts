@@ -17,7 +17,8 @@ import { mediaRefusal, MEDIA_KINDS, type MediaKind, type MediaPartView } from ".
 import type { Model } from "../models/model.ts";
 import type { Issue } from "./errors.ts";
 
-export function agentFitIssues(agent: AgentDefinition, model: Model, input: RunAgentInput): Issue[] {
+/** `modelOf` is asked only when a media part needs checking: most runs carry none. */
+export function agentFitIssues(agent: AgentDefinition, modelOf: () => Model | null, input: RunAgentInput): Issue[] {
   const issues: Issue[] = [];
   const backend = new Set(agent.tools.map((t) => t.name));
   (input.tools ?? []).forEach((tool, i) => {
@@ -28,12 +29,14 @@ export function agentFitIssues(agent: AgentDefinition, model: Model, input: RunA
       });
     }
   });
-  const inputs = model.mediaInputs;
-  if (!inputs) return issues;
+  let model: Model | null | undefined;
   input.messages.forEach((m, i) => {
     if (m.role !== "user" || typeof m.content === "string") return;
     m.content.forEach((part, k) => {
       if (!(MEDIA_KINDS as readonly string[]).includes(part.type)) return;
+      if (model === undefined) model = modelOf();
+      const inputs = model?.mediaInputs;
+      if (!model || !inputs) return;
       const refusal = mediaRefusal(model.id, inputs, part as unknown as MediaPartView & { type: MediaKind });
       if (refusal) issues.push({ path: `messages.${i}.content.${k}`, message: `${part.type} part refused: ${refusal}` });
     });

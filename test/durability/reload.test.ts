@@ -6,7 +6,7 @@
  * middle of a run gets the conversation before it as a snapshot, then the run from its start.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_VERSIONS, checkWithBothClients, type ClientOutcome } from "../support/agui-clients.ts";
+import { CLIENT_VERSIONS, cancelledEnd, checkWithBothClients, type ClientOutcome } from "../support/agui-clients.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 import { expectAccepted, LiveClient, reloadWithBoth, toSse } from "./support/live.ts";
 import { durableAgent, FRONTEND_TOOL, gate, startScriptUpstream, type ScriptUpstream } from "./support/script.ts";
@@ -134,8 +134,8 @@ describe.each(backends())("reload on %s", (backend) => {
       const last = await scenario.drive(live, server);
       // Both clients take a RUN_ERROR as the run's end, not as a transport failure.
       expect(last.failed).toBe(false);
-      const ending = scenario.status === "FAILED" || scenario.status === "CANCELLED" ? "RUN_ERROR" : "RUN_FINISHED";
-      expect(last.events.at(-1)?.type).toBe(ending);
+      if (scenario.status === "CANCELLED") expect(last.events.at(-1)).toMatchObject(cancelledEnd(version));
+      else expect(last.events.at(-1)?.type).toBe(scenario.status === "FAILED" ? "RUN_ERROR" : "RUN_FINISHED");
 
       const view = await getThread(server.url, threadId);
       expect(view.status).toBe(scenario.status);

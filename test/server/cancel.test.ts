@@ -5,7 +5,7 @@
  * @ag-ui/client versions accept. A later run reopens the thread.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_VERSIONS, runClient } from "../support/agui-clients.ts";
+import { CLIENT_VERSIONS, cancelledEnd, runClient } from "../support/agui-clients.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 import { postSse } from "../support/sse-client.ts";
 import { sseChunk, sseHead, startRawUpstream, type RawUpstream } from "../llm/support.ts";
@@ -91,10 +91,7 @@ describe.each(backends())("cancel on %s", (backend) => {
       expect(out.error?.message).toBeUndefined();
       expect(out.failed).toBe(false);
       const types = out.events.map((e) => e.type);
-      // 1.0.0 declares protocolVersion "1.0": its cancel is 1.0's outcome (protocol/versions.ts);
-      // 0.0.59 declares nothing and gets RUN_ERROR CANCELLED.
-      if (version === "1.0.0") expect(out.events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "cancelled" } });
-      else expect(out.events.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "CANCELLED" });
+      expect(out.events.at(-1)).toMatchObject(cancelledEnd(version));
       expect(types.filter((t) => t === "RUN_ERROR" || t === "RUN_FINISHED")).toHaveLength(1);
       expect(types).toContain("TEXT_MESSAGE_END");
       expect(out.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT")).toHaveLength(1);

@@ -18,6 +18,15 @@ import type { Message, RunAgentInput } from "@ag-ui/core";
 export const CLIENT_VERSIONS = ["1.0.0", "0.0.59"] as const;
 export type ClientVersion = (typeof CLIENT_VERSIONS)[number];
 
+/**
+ * The terminal frame of a cancelled run as each client gets it: 1.0.0's HttpAgent declares
+ * protocolVersion "1.0" and gets 1.0's cancelled outcome; 0.0.59 declares nothing and gets
+ * RUN_ERROR CANCELLED (protocol/versions.ts).
+ */
+export function cancelledEnd(version: ClientVersion): Record<string, unknown> {
+  return version === "1.0.0" ? { type: "RUN_FINISHED", outcome: { type: "cancelled" } } : { type: "RUN_ERROR", code: "CANCELLED" };
+}
+
 export interface ClientOutcome {
   version: ClientVersion;
   /** Every event the agent observed (onEvent), after parsing, chunk expansion and verification. */

@@ -5,7 +5,7 @@ import type { AgentDefinition, AgentRegistry } from "../../agents/define.ts";
 import type { Engine } from "../../engine/engine.ts";
 import { sendError } from "../errors.ts";
 
-export function agentRoutes({ agents, engine }: { agents: AgentRegistry; engine: Pick<Engine, "modelOf"> }): Router {
+export function agentRoutes({ agents, engine }: { agents: AgentRegistry; engine: Pick<Engine, "modelIfBuilt"> }): Router {
   const router = Router();
   const describe = (a: AgentDefinition) => ({
     id: a.id,
@@ -13,7 +13,7 @@ export function agentRoutes({ agents, engine }: { agents: AgentRegistry; engine:
     tools: a.tools.map((t) => ({ name: t.name, description: t.description })),
     maxTurns: a.maxTurns,
     doubleTexting: a.doubleTexting,
-    capabilities: agentCapabilities(a, engine.modelOf(a)),
+    capabilities: agentCapabilities(a, engine.modelIfBuilt(a)),
   });
   router.get("/agents", (_req, res) => {
     res.json({ agents: agents.list().map(describe) });

@@ -50,7 +50,7 @@ export function runRoute(deps: RunRouteDeps): Router {
         issues: parsed.issues,
       });
     }
-    const unfit = agentFitIssues(agent, deps.engine.modelOf(agent), parsed.input);
+    const unfit = agentFitIssues(agent, () => deps.engine.modelIfBuilt(agent), parsed.input);
     if (unfit.length > 0) {
       return sendError(res, 400, "INVALID_RUN_INPUT", `Agent "${agentId}" cannot take this run as sent; fix the fields listed in \`issues\`.`, { issues: unfit });
     }
