@@ -1,5 +1,6 @@
 /**
- * useInterrupt's resolve through an application's OWN CopilotKit runtime in front of Threadline:
+ * useInterrupt's resolve (approved, and approved with edits) through an application's OWN
+ * CopilotKit runtime in front of Threadline:
  * the app runs @copilotkit/runtime 1.75 (v2: createCopilotRuntimeHandler, multi-route; v1: the
  * older copilotRuntimeNodeHttpEndpoint, single-route) with an AG-UI HttpAgent aimed at
  * Threadline's /api/agents/approvals/run, over real HTTP. The browser side is CopilotKit core 1.74
@@ -61,14 +62,14 @@ async function startAppRuntime(kind: RuntimeKind, version: ClientVersion, thread
 describe.each(backends())("useInterrupt's resolve through an app's own CopilotKit runtime in front of Threadline [%s]", (backend) => {
   let mock: LLMock;
   let threadline: TestServer;
-  const sent: string[] = [];
+  const sent: { threadId: string; to: string }[] = [];
   const apps: Server[] = [];
 
   beforeAll(async () => {
     mock = new LLMock({ port: 0, host: "127.0.0.1", chunkSize: 8, logLevel: "silent", journalMaxEntries: 0 });
     mock.addFixtures(approvalsFixtures());
     const llmUrl = `${(await mock.start()).replace(/\/$/, "")}/v1`;
-    threadline = await startTestServer({ backend, llmUrl, agents: [approvalsAgent({ onSend: (_e, at) => void sent.push(at.threadId) })] });
+    threadline = await startTestServer({ backend, llmUrl, agents: [approvalsAgent({ onSend: (e, at) => void sent.push({ threadId: at.threadId, to: e.to }) })] });
   }, 120_000);
   afterAll(async () => {
     for (const app of apps) {
@@ -79,43 +80,52 @@ describe.each(backends())("useInterrupt's resolve through an app's own CopilotKi
     await mock?.stop();
   });
 
-  describe.each(RUNTIMES)("runtime %s", (kind) => {
-    it.each(CLIENT_VERSIONS)("app's HttpAgent from @ag-ui/client %s: the resume is accepted, the email goes once, the thread settles", async (version) => {
-      const app = await startAppRuntime(kind, version, threadline.url);
-      apps.push(app.server);
-      const threadId = `ck-${kind}-${version.replaceAll(".", "")}-${randomUUID().slice(0, 8)}`;
-      const core = new CopilotKitCore({ runtimeUrl: app.url });
-      // As in interrupt-copilotkit-core.test.ts: outside a browser the core does not fetch /info,
-      // so the proxy agent it would build is built here, on the transport the runtime serves.
-      const agent = new ProxiedCopilotRuntimeAgent({ runtimeUrl: app.url, agentId: APPROVALS_AGENT_ID, transport: kind === "v2" ? "rest" : "single" });
-      agent.threadId = threadId;
-      const finishes: Finished[] = [];
-      const errors: string[] = [];
-      agent.subscribe({
-        onRunFinishedEvent: (p: { input: { runId: string }; outcome?: string; interrupts?: Finished["interrupts"] }) => {
-          finishes.push({ runId: p.input.runId, outcome: p.outcome ?? "success", interrupts: p.interrupts ?? [] });
-        },
-        onRunErrorEvent: (p: { event: { message: string; code?: string } }) => void errors.push(`${p.event.code}: ${p.event.message}`),
-      } as never);
-      agent.addMessage({ id: `u-${randomUUID()}`, role: "user", content: `email the team [${threadId}]` });
-      await core.runAgent({ agent });
-      expect(errors).toEqual([]);
-      const asked = finishes.at(-1)!;
-      expect(asked).toMatchObject({ outcome: "interrupt" });
-      expect(asked.interrupts[0]!.reason).toBe("tool_call");
+  // An approval as it is, and approved with edits: the edited address is the one the email goes to.
+  const EDITED = { to: "carol@example.com", subject: "Hi", body: "Edited in the card." };
+  const answers = [
+    ["approved", { approved: true }],
+    ["approved with edits", { approved: true, editedArgs: EDITED }],
+  ] as const;
+  const cases = RUNTIMES.flatMap((kind) => CLIENT_VERSIONS.flatMap((version) => answers.map(([label, payload]) => [kind, version, label, payload] as const)));
 
-      // resolve(): the resume under the runId recorded for that interrupt.
-      await core.runAgent({ agent, runId: asked.runId, resume: [{ interruptId: asked.interrupts[0]!.id, status: "resolved", payload: { approved: true } }] });
-      expect(errors).toEqual([]);
-      expect(finishes.at(-1)).toMatchObject({ runId: asked.runId, outcome: "success" });
-      expect(sent.filter((t) => t === threadId)).toHaveLength(1);
-      // Threadline admitted the answer as the interrupted run's next admission, nothing else.
-      const accepted = (await threadline.store.read(threadId)).filter((e) => e.type === "run.accepted").map((e) => e.data.runId);
-      expect(accepted).toEqual([asked.runId, admissionRunId(asked.runId, 2)]);
-      const thread = (await (await fetch(`${threadline.url}/api/threads/${threadId}`)).json()) as { status: string; pendingInterrupts: unknown[] };
-      expect(thread).toMatchObject({ status: "WAITING", pendingInterrupts: [] });
-      const text = agent.messages.filter((m) => m.role === "assistant").map((m) => m.content).join("");
-      expect(text).toContain("Done: the email is sent.");
-    });
+  it.each(cases)("runtime %s, app's HttpAgent from @ag-ui/client %s, %s: the resume is accepted, the email goes once, the thread settles", async (kind, version, label, payload) => {
+    const app = await startAppRuntime(kind, version, threadline.url);
+    apps.push(app.server);
+    const threadId = `ck-${kind}-${version.replaceAll(".", "")}-${randomUUID().slice(0, 8)}`;
+    const core = new CopilotKitCore({ runtimeUrl: app.url });
+    // As in interrupt-copilotkit-core.test.ts: outside a browser the core does not fetch /info,
+    // so the proxy agent it would build is built here, on the transport the runtime serves.
+    const agent = new ProxiedCopilotRuntimeAgent({ runtimeUrl: app.url, agentId: APPROVALS_AGENT_ID, transport: kind === "v2" ? "rest" : "single" });
+    agent.threadId = threadId;
+    const finishes: Finished[] = [];
+    const errors: string[] = [];
+    agent.subscribe({
+      onRunFinishedEvent: (p: { input: { runId: string }; outcome?: string; interrupts?: Finished["interrupts"] }) => {
+        finishes.push({ runId: p.input.runId, outcome: p.outcome ?? "success", interrupts: p.interrupts ?? [] });
+      },
+      onRunErrorEvent: (p: { event: { message: string; code?: string } }) => void errors.push(`${p.event.code}: ${p.event.message}`),
+    } as never);
+    agent.addMessage({ id: `u-${randomUUID()}`, role: "user", content: `email the team [${threadId}]` });
+    await core.runAgent({ agent });
+    expect(errors).toEqual([]);
+    const asked = finishes.at(-1)!;
+    expect(asked).toMatchObject({ outcome: "interrupt" });
+    expect(asked.interrupts[0]!.reason).toBe("tool_call");
+
+    // resolve(): the resume under the runId recorded for that interrupt.
+    await core.runAgent({ agent, runId: asked.runId, resume: [{ interruptId: asked.interrupts[0]!.id, status: "resolved", payload }] });
+    expect(errors).toEqual([]);
+    expect(finishes.at(-1)).toMatchObject({ runId: asked.runId, outcome: "success" });
+    const mine = sent.filter((s) => s.threadId === threadId);
+    expect(mine).toHaveLength(1);
+    if (label === "approved with edits") expect(mine[0]!.to).toBe(EDITED.to);
+    else expect(mine[0]!.to).not.toBe(EDITED.to);
+    // Threadline admitted the answer as the interrupted run's next admission, nothing else.
+    const accepted = (await threadline.store.read(threadId)).filter((e) => e.type === "run.accepted").map((e) => e.data.runId);
+    expect(accepted).toEqual([asked.runId, admissionRunId(asked.runId, 2)]);
+    const thread = (await (await fetch(`${threadline.url}/api/threads/${threadId}`)).json()) as { status: string; pendingInterrupts: unknown[] };
+    expect(thread).toMatchObject({ status: "WAITING", pendingInterrupts: [] });
+    const text = agent.messages.filter((m) => m.role === "assistant").map((m) => m.content).join("");
+    expect(text).toContain("Done: the email is sent.");
   });
 });
