@@ -98,8 +98,10 @@ describe.each(backends())("useInterrupt's resolve through an app's own CopilotKi
     const agent = new ProxiedCopilotRuntimeAgent({ runtimeUrl: app.url, agentId: APPROVALS_AGENT_ID, transport: kind === "v2" ? "rest" : "single" });
     agent.threadId = threadId;
     const finishes: Finished[] = [];
+    const types: string[] = [];
     const errors: string[] = [];
     agent.subscribe({
+      onEvent: ({ event }: { event: { type: string } }) => void types.push(event.type),
       onRunFinishedEvent: (p: { input: { runId: string }; outcome?: string; interrupts?: Finished["interrupts"] }) => {
         finishes.push({ runId: p.input.runId, outcome: p.outcome ?? "success", interrupts: p.interrupts ?? [] });
       },
@@ -111,6 +113,8 @@ describe.each(backends())("useInterrupt's resolve through an app's own CopilotKi
     const asked = finishes.at(-1)!;
     expect(asked).toMatchObject({ outcome: "interrupt" });
     expect(asked.interrupts[0]!.reason).toBe("tool_call");
+    // AG-UI 1.0: the interrupt outcome comes after a STATE_SNAPSHOT and a MESSAGES_SNAPSHOT.
+    expect(types.slice(-3)).toEqual(["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
 
     // resolve(): the resume under the runId recorded for that interrupt.
     await core.runAgent({ agent, runId: asked.runId, resume: [{ interruptId: asked.interrupts[0]!.id, status: "resolved", payload }] });
