@@ -102,6 +102,12 @@ describe.each(backends())("protocol versions on %s", (backend) => {
         expect(result.content).toBe("chart: sales");
         expect(tool.content).toBe("chart: sales");
       }
+      // The thread view keeps the parts whatever the client spoke: the app's tool card reads its images there.
+      const view = (await (await fetch(`${server.url}/api/threads/${threadId}`)).json()) as { messages: Array<{ role: string; toolCallId?: string; content: unknown }> };
+      expect(view.messages.find((m) => m.role === "tool" && m.toolCallId === "call-draw")?.content).toEqual([
+        { type: "text", text: "chart: sales" },
+        { type: "image", source: { type: "data", value: PNG, mimeType: "image/png" } },
+      ]);
     }
   });
 
