@@ -6,33 +6,46 @@
  *   every frame has an id and /connect resumes after it (Last-Event-ID or lastSeenEventId).
  * - tools: the agent's backend tools with their JSON Schemas; client tools are taken (a name
  *   clash is refused, http/agent-fit.ts); parallel calls of one model turn all run.
- * - state: every run opens with a STATE_SNAPSHOT and tools patch it (STATE_DELTA); it lives in
- *   the thread's log, so it persists across runs. No memory beyond the thread.
- * - reasoning: the engine streams whatever reasoning the model sends (REASONING_*); the provider's
- *   opaque reasoning stays on the server, so clients never get encrypted values.
- * - humanInTheLoop: frontend tools always; approvals when a tool is marked needsApproval;
- *   interrupts when the agent has a tool (any tool may call ctx.interrupt(), and the answer comes
- *   back in RunAgentInput.resume). approveWithEdits: false, the approval answer has no edits yet
- *   (nothing in a tool definition declares them).
+ * - state: every run opens with a STATE_SNAPSHOT; it lives in the thread's log, so it persists
+ *   across runs. No memory beyond the thread. deltas: STATE_DELTA comes only from a backend tool's
+ *   ctx.state.patch() or from predictState, so an agent with neither never sends one.
+ * - reasoning: the engine streams whatever reasoning the model sends (REASONING_*), and every
+ *   adapter (openai, ai-sdk, the demo model) passes it on; the provider's opaque reasoning stays on
+ *   the server (frames.ts drops encryptedValue), so clients never get encrypted values.
+ * - humanInTheLoop: frontend tools always. approvals: some tool's needsApproval can ask (true, a
+ *   function, or an object whose `when` is not false). interrupts: the agent has a backend tool
+ *   (any tool may call ctx.interrupt(), an approval is one; the answer comes back in
+ *   RunAgentInput.resume). approveWithEdits = approvals: every approval takes `editedArgs`, checked
+ *   against the tool's input schema at admission (engine/resume.ts) and run (tool-interrupts.ts).
+ *   Rejected: a per-tool flag for edits; nothing refuses them, so the flag could only lie.
  * - multimodal.input: the model's media table (models/media-inputs.ts); undeclared when the
  *   model has none. `pdf` is the document part (PDFs among other documents); `file` (a kind no
  *   part type covers) is never taken.
  */
 import type { AgentCapabilities, Tool } from "@ag-ui/core";
 import type { Model } from "../models/model.ts";
-import { toolJsonSchema, type AgentDefinition } from "./define.ts";
+import { toolJsonSchema, type AgentDefinition, type ToolDefinition } from "./define.ts";
+
+/** Whether the tool's needsApproval can ever ask (a function is decided per call, so it can). */
+function mayAskApproval(tool: ToolDefinition): boolean {
+  const rule = tool.needsApproval;
+  if (rule === undefined || typeof rule === "boolean") return rule === true;
+  if (typeof rule === "function") return true;
+  return rule.when !== false;
+}
 
 export function agentCapabilities(agent: AgentDefinition, model: Model | null): AgentCapabilities {
   const tools: Tool[] = agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: toolJsonSchema(t) }));
-  const approvals = agent.tools.some((t) => t.needsApproval !== undefined && t.needsApproval !== false);
+  const approvals = agent.tools.some(mayAskApproval);
+  const deltas = agent.tools.length > 0 || agent.predictState.length > 0;
   const media = model?.mediaInputs;
   return {
     identity: { name: agent.id, type: "threadline", ...(agent.description && { description: agent.description }) },
     transport: { streaming: true, websocket: false, httpBinary: true, pushNotifications: false, resumable: true },
     tools: { supported: true, items: tools, parallelCalls: true, clientProvided: true },
-    state: { snapshots: true, deltas: true, memory: false, persistentState: true },
+    state: { snapshots: true, deltas, memory: false, persistentState: true },
     reasoning: { supported: true, streaming: true, encrypted: false },
-    humanInTheLoop: { supported: true, approvals, interrupts: agent.tools.length > 0, approveWithEdits: false },
+    humanInTheLoop: { supported: true, approvals, interrupts: agent.tools.length > 0, approveWithEdits: approvals },
     ...(media && {
       multimodal: {
         input: { image: media.image !== false, audio: media.audio !== false, video: media.video !== false, pdf: media.document !== false, file: false },

@@ -10,6 +10,7 @@ import { decode } from "@ag-ui/proto";
 import { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { approvalsAgent } from "../../server/agents/approvals-agent.ts";
 import { defineAgent, defineTool } from "../../server/agents/define.ts";
 import { runClient } from "../support/agui-clients.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
@@ -53,7 +54,7 @@ describe.each(backends())("protocol versions on %s", (backend) => {
   const gated = gatedAgent();
   beforeAll(async () => {
     upstream = await startUpstream();
-    server = await startTestServer({ backend, llmUrl: upstream.url, agents: [imager, gated.agent] });
+    server = await startTestServer({ backend, llmUrl: upstream.url, agents: [imager, gated.agent, approvalsAgent()] });
   });
   afterAll(async () => {
     gated.release.open();
@@ -101,6 +102,12 @@ describe.each(backends())("protocol versions on %s", (backend) => {
         expect(result.content).toBe("chart: sales");
         expect(tool.content).toBe("chart: sales");
       }
+      // The thread view keeps the parts whatever the client spoke: the app's tool card reads its images there.
+      const view = (await (await fetch(`${server.url}/api/threads/${threadId}`)).json()) as { messages: Array<{ role: string; toolCallId?: string; content: unknown }> };
+      expect(view.messages.find((m) => m.role === "tool" && m.toolCallId === "call-draw")?.content).toEqual([
+        { type: "text", text: "chart: sales" },
+        { type: "image", source: { type: "data", value: PNG, mimeType: "image/png" } },
+      ]);
     }
   });
 
@@ -171,6 +178,12 @@ describe.each(backends())("protocol versions on %s", (backend) => {
     expect(list.agents.find((a) => a.id === "imager")?.capabilities).toEqual(capabilities);
     const info = (await (await fetch(`${server.url}/api/copilotkit/info`)).json()) as { agents: Record<string, { capabilities?: unknown }> };
     expect(info.agents.imager?.capabilities).toEqual(capabilities);
+    // An agent whose tool needs approval says so, and that the approval takes edits (run through
+    // both clients in interrupt-forms.test.ts); its tools patch state, so it sends STATE_DELTA.
+    const approvals = (await (await fetch(`${server.url}/api/agents/approvals`)).json()) as { capabilities: Record<string, unknown> };
+    expect(approvals.capabilities.humanInTheLoop).toEqual({ supported: true, approvals: true, interrupts: true, approveWithEdits: true });
+    expect(approvals.capabilities.state).toMatchObject({ snapshots: true, deltas: true });
+    expect(info.agents.approvals?.capabilities).toEqual(approvals.capabilities);
   });
 
   it("refuses a frontend tool named like a backend tool: 400 naming both, nothing written", async () => {

@@ -1,6 +1,7 @@
 /**
  * Tool cards in the chat: a weather card for get_weather, and a generic card (arguments,
- * result, and a terminal view when the tool streamed output) for every other tool. A card's
+ * result, the images the tool returned, and a terminal view when the tool streamed output) for
+ * every other tool. A card's
  * status is Running, Complete or Failed, and never Running once the thread is settled.
  */
 import { useDefaultRenderTool, useRenderTool } from "@copilotkit/react-core/v2";
@@ -8,6 +9,8 @@ import type { ReactNode } from "react";
 import { z } from "zod";
 import { useThreadChrome } from "../chrome-context.ts";
 import { cardStatus, type CardStatus } from "../status.ts";
+import { toolImages } from "./tool-images.ts";
+import { ToolImages } from "./ToolImages.tsx";
 
 type RenderStatus = "inProgress" | "executing" | "complete";
 
@@ -91,9 +94,10 @@ function WeatherCard({ name, toolCallId, status, args, result }: CardProps) {
 
 function GenericCard({ name, toolCallId, status, args, result }: CardProps) {
   const shown = useCardStatus(toolCallId, status);
-  const { terminal } = useThreadChrome();
+  const { terminal, detail } = useThreadChrome();
   const output = terminal[toolCallId];
   const parsed = parseJson(result);
+  const images = toolImages(detail?.messages, toolCallId);
   return (
     <Card name={name} toolCallId={toolCallId} status={shown} title={<><span className="tool-icon">fn</span> {name}</>}>
       <details className="tool-io" open={shown !== "Complete"}>
@@ -111,6 +115,7 @@ function GenericCard({ name, toolCallId, status, args, result }: CardProps) {
           <pre data-testid="tool-result">{typeof parsed === "string" ? parsed : JSON.stringify(parsed, null, 2)}</pre>
         </details>
       )}
+      <ToolImages sources={images} />
     </Card>
   );
 }
