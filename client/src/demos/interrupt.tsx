@@ -99,12 +99,12 @@ function ApprovalCard({ interrupt, resolve }: { interrupt: Interrupt; resolve: R
           }}
         >
           {Object.keys(draft).map((k) => (
-            <label key={k}>
+            <label key={k} htmlFor={`${interrupt.id}-${k}`}>
               <span>{k}</span>
               {k === "body" ? (
-                <textarea name={k} data-testid={`edit-${k}`} rows={3} value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })} />
+                <textarea id={`${interrupt.id}-${k}`} name={k} data-testid={`edit-${k}`} rows={3} value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })} />
               ) : (
-                <input name={k} data-testid={`edit-${k}`} value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })} />
+                <input id={`${interrupt.id}-${k}`} name={k} data-testid={`edit-${k}`} value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })} />
               )}
             </label>
           ))}
