@@ -8,6 +8,14 @@
  *    message: the model never saw that call. A tool message for an interrupt answered earlier is
  *    the client's copy of its old answer (CopilotKit sends the whole conversation every run):
  *    dropped, not refused;
+ * 2b. a tool message whose toolCallId is the *backend call* an interrupt is about: CopilotKit's
+ *    useInterrupt adds one per tool_call interrupt it resumes (@copilotkit/core's InterruptState
+ *    `toolResults`: the answer's JSON as the call's result), besides the `resume` entry. It is the
+ *    client's copy of the answer, not the call's result: the backend tool runs (or not) and writes
+ *    its own. Dropped when the call's interrupts are answered (by this run or earlier); refused
+ *    while one is left unanswered (a result for a call that waits would skip the wait). Rejected:
+ *    appending it, which made it the call's result, so an approved email was never sent, a
+ *    denied one read as done to the model, and its arrival superseded the other open questions;
  * 3. a pending interrupt neither of those answers is cancelled with reason "superseded" when the
  *    run carries a new message: the user moved on, and the run proceeds with what it carries. The
  *    call waiting for approval does not run; the model is told it was superseded. Rejected:
@@ -139,9 +147,23 @@ export function planResume(c: ResumeContext, newMessages: Message[], resume: Res
     });
   });
 
+  const byCall = new Map<string, InterruptRecord[]>();
+  for (const rec of interrupts.values()) byCall.set(rec.request.toolCallId, [...(byCall.get(rec.request.toolCallId) ?? []), rec]);
   const messages: Message[] = [];
   for (const m of newMessages) {
     const rec = m.role === "tool" ? interrupts.get(m.toolCallId) : undefined;
+    const asked = m.role === "tool" && !rec ? byCall.get(m.toolCallId) : undefined;
+    if (asked && m.role === "tool") {
+      const open = asked.find((r) => !r.resolution && !answered.has(r.request.interruptId));
+      if (open) {
+        throw new InvalidResumeError(
+          `Tool call "${m.toolCallId}" waits for interrupt "${open.request.interruptId}": answer it in "resume" (or with the ` +
+            `interrupt's own tool call); a tool message cannot be the result of a backend call that waits.`,
+          [{ path: `messages[id=${m.id}].toolCallId`, message: `names a backend call that waits for "${open.request.interruptId}"` }],
+        );
+      }
+      continue; // the client's copy of an answer (useInterrupt's toolResults): the tool writes its own result
+    }
     if (!rec || m.role !== "tool") {
       messages.push(m);
       continue;

@@ -2,12 +2,14 @@
  * CopilotKit's own client core (@copilotkit/core 1.74), headless, against /api/copilotkit: what
  * `useInterrupt`'s resolve() does, step by step as react-core 1.74 does it. It records the runId
  * of the run whose RUN_FINISHED had the interrupt outcome (onRunFinishedEvent's input.runId),
- * and answers with `copilotkit.runAgent({ agent, resume, runId })` under that runId. Before the
- * same-run resume was admitted, this answered RUN_ERROR "already has a run" and the thread stayed
- * WAITING.
+ * and answers with `copilotkit.runAgent({ agent, resume, runId })` under that runId, after adding
+ * the tool message core's own InterruptState builds for a tool_call interrupt (its `toolResults`:
+ * the answer's JSON as the call's result). Before the same-run resume was admitted, this answered
+ * RUN_ERROR "already has a run" and the thread stayed WAITING; before that tool message was taken
+ * for the client's copy of the answer, it became the call's result and the email never went.
  */
 import { randomUUID } from "node:crypto";
-import { CopilotKitCore, ProxiedCopilotRuntimeAgent } from "@copilotkit/core";
+import { CopilotKitCore, ProxiedCopilotRuntimeAgent, ɵInterruptState } from "@copilotkit/core";
 import { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admissionRunId } from "../../protocol/run-ids.ts";
@@ -15,34 +17,33 @@ import { approvalsAgent, APPROVALS_AGENT_ID } from "../../server/agents/approval
 import { approvalsFixtures } from "../../server/demo/approvals-fixtures.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 
+type Interrupt = Parameters<ɵInterruptState["setStandard"]>[0][number];
+
 interface Finished {
   runId: string;
   outcome: string;
-  interrupts: { id: string; reason: string }[];
+  interrupts: Interrupt[];
 }
 
 describe.each(backends())("CopilotKit core's useInterrupt resolve through /api/copilotkit [%s]", (backend) => {
   let mock: LLMock;
   let server: TestServer;
-  const sent: { threadId: string; to: string }[] = [];
+  const sent: { threadId: string; email: unknown }[] = [];
 
   beforeAll(async () => {
     mock = new LLMock({ port: 0, host: "127.0.0.1", chunkSize: 8, logLevel: "silent", journalMaxEntries: 0 });
     mock.addFixtures(approvalsFixtures());
     const llmUrl = `${(await mock.start()).replace(/\/$/, "")}/v1`;
-    server = await startTestServer({ backend, llmUrl, agents: [approvalsAgent({ onSend: (e, at) => void sent.push({ threadId: at.threadId, to: e.to }) })] });
+    server = await startTestServer({ backend, llmUrl, agents: [approvalsAgent({ onSend: (email, at) => void sent.push({ threadId: at.threadId, email }) })] });
   }, 120_000);
   afterAll(async () => {
     await server?.close();
     await mock?.stop();
   });
 
-  const EDITED = { to: "carol@example.com", subject: "Hi", body: "Edited in the card." };
-  it.each([
-    ["approved", { approved: true }],
-    ["approved with edits", { approved: true, editedArgs: EDITED }],
-  ] as const)("%s: the interrupt is answered under the interrupted run's id, the email goes once, the thread settles", async (label, payload) => {
-    const threadId = `ck-core-${randomUUID().slice(0, 8)}`;
+  /** A thread asking for send_email's approval, through CopilotKit core as the page runs it. */
+  async function asked(tag: string) {
+    const threadId = `ck-core-${tag}-${randomUUID().slice(0, 8)}`;
     const core = new CopilotKitCore({ runtimeUrl: `${server.url}/api/copilotkit` });
     // Outside a browser the core never fetches /info (its runtime connection needs `window`), so
     // the agent it would build from /info is built here the same way: CopilotKit's proxy agent on
@@ -53,31 +54,101 @@ describe.each(backends())("CopilotKit core's useInterrupt resolve through /api/c
     const types: string[] = [];
     agent.subscribe({
       onEvent: ({ event }: { event: { type: string } }) => void types.push(event.type),
-      onRunFinishedEvent: (p: { input: { runId: string }; outcome?: string; interrupts?: Finished["interrupts"] }) => {
+      onRunFinishedEvent: (p: { input: { runId: string }; outcome?: string; interrupts?: Interrupt[] }) => {
         finishes.push({ runId: p.input.runId, outcome: p.outcome ?? "success", interrupts: p.interrupts ?? [] });
       },
     } as never);
     agent.addMessage({ id: `u-${randomUUID()}`, role: "user", content: `email the team [${threadId}]` });
     await core.runAgent({ agent });
-    const asked = finishes.at(-1)!;
-    expect(asked.outcome).toBe("interrupt");
-    expect(asked.interrupts[0]!.reason).toBe("tool_call");
+    const ask = finishes.at(-1)!;
+    expect(ask.outcome).toBe("interrupt");
+    expect(ask.interrupts[0]!.reason).toBe("tool_call");
     // AG-UI 1.0: the interrupt outcome comes after a STATE_SNAPSHOT and a MESSAGES_SNAPSHOT.
     expect(types.slice(-3)).toEqual(["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
+    /** resolve(payload): what the hook does, with core's own InterruptState deciding the resume and the tool message. */
+    const resolve = async (payload: unknown) => {
+      const state = new ɵInterruptState();
+      state.setStandard(ask.interrupts);
+      const decision = state.resolve(payload, ask.interrupts[0]!.id);
+      if (decision.kind !== "resume") throw new Error(`InterruptState did not resume: ${decision.kind}`);
+      expect(decision.toolResults.map((r) => r.toolCallId)).toEqual([ask.interrupts[0]!.toolCallId]);
+      for (const r of decision.toolResults) agent.addMessage({ id: randomUUID(), role: "tool", toolCallId: r.toolCallId, content: r.content });
+      await core.runAgent({ agent, runId: ask.runId, resume: decision.resume });
+      return finishes.at(-1)!;
+    };
+    const reply = () => agent.messages.filter((m) => m.role === "assistant").map((m) => m.content).join("");
+    const thread = async () =>
+      (await (await fetch(`${server.url}/api/threads/${threadId}`)).json()) as {
+        status: string;
+        pendingInterrupts: unknown[];
+        messages: { role: string; toolCallId?: string; content?: string }[];
+      };
+    return { threadId, ask, resolve, reply, thread };
+  }
 
-    // resolve(): the resume under the runId recorded for that interrupt.
-    await core.runAgent({ agent, runId: asked.runId, resume: [{ interruptId: asked.interrupts[0]!.id, status: "resolved", payload }] });
-    const answered = finishes.at(-1)!;
-    expect(answered).toMatchObject({ runId: asked.runId, outcome: "success" });
-    const mine = sent.filter((s) => s.threadId === threadId);
-    expect(mine).toHaveLength(1);
-    if (label === "approved with edits") expect(mine[0]!.to).toBe(EDITED.to);
-    else expect(mine[0]!.to).not.toBe(EDITED.to);
+  it("the interrupt is answered under the interrupted run's id, the email goes once, the thread settles", async () => {
+    const { threadId, ask, resolve, reply, thread } = await asked("ok");
+    const answered = await resolve({ approved: true });
+    expect(answered).toMatchObject({ runId: ask.runId, outcome: "success" });
+    expect(sent.filter((s) => s.threadId === threadId)).toHaveLength(1);
     const accepted = (await server.store.read(threadId)).filter((e) => e.type === "run.accepted").map((e) => e.data.runId);
-    expect(accepted).toEqual([asked.runId, admissionRunId(asked.runId, 2)]);
-    const thread = (await (await fetch(`${server.url}/api/threads/${threadId}`)).json()) as { status: string; pendingInterrupts: unknown[] };
-    expect(thread).toMatchObject({ status: "WAITING", pendingInterrupts: [] });
-    const text = agent.messages.filter((m) => m.role === "assistant").map((m) => m.content).join("");
-    expect(text).toContain("Done: the email is sent.");
+    expect(accepted).toEqual([ask.runId, admissionRunId(ask.runId, 2)]);
+    const after = await thread();
+    expect(after).toMatchObject({ status: "WAITING", pendingInterrupts: [] });
+    // The call's one result is the tool's own, with the decision; the hook's copy is not kept.
+    const results = after.messages.filter((m) => m.role === "tool" && m.toolCallId === ask.interrupts[0]!.toolCallId);
+    expect(results.map((m) => JSON.parse(m.content!))).toEqual([{ approval: "approved", result: { sent: true, to: "team@example.com", subject: "Status update" } }]);
+    expect(reply()).toContain("Done: the email is sent.");
+  });
+
+  it("approve with edits: the edited email is what goes", async () => {
+    const { threadId, resolve, reply } = await asked("edit");
+    const edited = { to: "ceo@example.com", subject: "Status update (edited)", body: "All green this week." };
+    expect(await resolve({ approved: true, editedArgs: edited })).toMatchObject({ outcome: "success" });
+    expect(sent.filter((s) => s.threadId === threadId).map((s) => s.email)).toEqual([edited]);
+    expect(reply()).toContain("Done: the email is sent.");
+  });
+
+  it("deny: nothing goes, and the model is told", async () => {
+    const { threadId, resolve, reply } = await asked("deny");
+    expect(await resolve({ approved: false, reason: "not now" })).toMatchObject({ outcome: "success" });
+    expect(sent.filter((s) => s.threadId === threadId)).toHaveLength(0);
+    expect(reply()).toContain("Understood: I did not send the email.");
+  });
+});
+
+describe.each(backends())("a tool message for a backend call that waits [%s]", (backend) => {
+  let mock: LLMock;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    mock = new LLMock({ port: 0, host: "127.0.0.1", chunkSize: 8, logLevel: "silent", journalMaxEntries: 0 });
+    mock.addFixtures(approvalsFixtures());
+    const llmUrl = `${(await mock.start()).replace(/\/$/, "")}/v1`;
+    server = await startTestServer({ backend, llmUrl, agents: [approvalsAgent()] });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+    await mock?.stop();
+  });
+
+  it("is refused (400 naming the call and its interrupt) without the resume that answers it, and nothing is written", async () => {
+    const threadId = `ck-tool-msg-${randomUUID().slice(0, 8)}`;
+    const run = (body: object) =>
+      fetch(`${server.url}/api/agents/${APPROVALS_AGENT_ID}/run`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ threadId, state: {}, tools: [], context: [], forwardedProps: {}, ...body }),
+      });
+    await (await run({ runId: `r-${randomUUID()}`, messages: [{ id: `u-${randomUUID()}`, role: "user", content: "email the team" }] })).text();
+    const before = await server.store.read(threadId);
+    const request = before.find((e) => e.type === "interrupt.requested")!.data as { toolCallId: string; interruptId: string };
+    const res = await run({ runId: `r-${randomUUID()}`, messages: [{ id: `t-${randomUUID()}`, role: "tool", toolCallId: request.toolCallId, content: '{"approved":true}' }] });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("INVALID_RESUME");
+    expect(body.error.message).toContain(request.toolCallId);
+    expect(body.error.message).toContain(request.interruptId);
+    expect(await server.store.read(threadId)).toHaveLength(before.length);
   });
 });

@@ -9,6 +9,7 @@ import { backendToolRendering } from "./backend-tool-rendering.tsx";
 import { coding } from "./coding.tsx";
 import type { DemoFeature } from "./feature.ts";
 import { humanInTheLoop } from "./human-in-the-loop.tsx";
+import { interrupt } from "./interrupt.tsx";
 import { predictiveStateUpdates } from "./predictive-state-updates.tsx";
 import { sharedState } from "./shared-state.tsx";
 import { toolBasedGenerativeUi } from "./tool-based-generative-ui.tsx";
@@ -18,6 +19,7 @@ export const DEMOS: readonly DemoFeature[] = [
   backendToolRendering,
   humanInTheLoop,
   backendApprovals,
+  interrupt,
   agenticGenerativeUi,
   toolBasedGenerativeUi,
   sharedState,
