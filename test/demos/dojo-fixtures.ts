@@ -20,6 +20,8 @@ export const DOJO_TOOLS = {
   updateWorkingMemory: "updateWorkingMemory",
   writeDocumentLocal: "write_document_local",
   confirmChanges: "confirm_changes",
+  /** The dojo's interrupt agent's tool, and the `approvals` agent's: the name is the same. */
+  scheduleMeeting: "schedule_meeting",
 } as const;
 
 /** The dojo's prompts, as its specs type them. */
@@ -44,11 +46,13 @@ export const DOJO_PROMPTS = {
   allIngredients: "Give me all the ingredients",
   dragon: "Give me a story for a dragon called Atlantis in document",
   lola: "Change dragon name to Lola",
+  bookCall: "Book an intro call with the sales team to discuss pricing.",
 } as const;
 
 export const GREETING_REPLY = "Hello duaa! How can I assist you today?";
 export const HELLO_REPLY = "Hello! How can I assist you today?";
 export const TOOL_DONE_REPLY = "Done! I've completed that for you.";
+export const MEETING_NOT_BOOKED_REPLY = "Cancelled: the meeting was not scheduled.";
 
 function text(content: ChatMessage["content"] | undefined): string {
   if (typeof content === "string") return content;
@@ -161,6 +165,15 @@ export function dojoFixtures(): Fixture[] {
         return { content: answer.accepted ? `Performed: ${(answer.steps ?? []).map((s) => s.description).join("; ")}.` : "Not performed." };
       },
     },
+    {
+      // The booking as the tool returned it (approvals-agent.ts: {booked, title, slot}); anything
+      // else in the tool message (a cancelled question) is a meeting not booked.
+      match: { predicate: (req) => lastResult(req)?.name === T.scheduleMeeting },
+      response: (req) => {
+        const r = lastResult(req)!.result as { booked?: boolean; slot?: string };
+        return { content: r.booked === true ? `Your intro call is booked for ${r.slot}.` : MEETING_NOT_BOOKED_REPLY };
+      },
+    },
     { match: { predicate: (req) => lastResult(req) !== undefined }, response: { content: TOOL_DONE_REPLY } },
 
     // ---- agentic chat ----
@@ -243,5 +256,8 @@ export function dojoFixtures(): Fixture[] {
     // ---- predictive state updates ----
     on("dragon called Atlantis", T.writeDocumentLocal, call(T.writeDocumentLocal, { document: dragonStory("Atlantis") })),
     on(P.lola, T.writeDocumentLocal, call(T.writeDocumentLocal, { document: dragonStory("Lola") })),
+
+    // ---- interrupt (the dojo's schedule_meeting, here the approvals agent's: {title}) ----
+    on("Book an intro call", T.scheduleMeeting, call(T.scheduleMeeting, { title: "Intro call with the sales team about pricing" })),
   ];
 }

@@ -1,6 +1,6 @@
 /**
  * The AG-UI dojo's e2e scenarios (apps/dojo/e2e in the ag-ui repository) for every dojo feature
- * the app claims, except `interrupt` (CopilotKit's useInterrupt, tested with its own work):
+ * the app claims, `interrupt` (CopilotKit's useInterrupt) on the `approvals` agent its page uses:
  * the dojo's prompts, replayed by aimock from fixtures in the reference agents' tool names and
  * argument shapes (dojo-fixtures.ts), against the real server and the shipped demo agents,
  * through @ag-ui/client 1.0.0 and 0.0.59, on both backends. Each test asserts what the dojo's
@@ -12,10 +12,22 @@ import { randomUUID } from "node:crypto";
 import type { Message, Tool } from "@ag-ui/core";
 import { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { APPROVALS_AGENT_ID, approvalsAgent } from "../../server/agents/approvals-agent.ts";
 import { demoAgents } from "../../server/agents/demos/index.ts";
+import { MEETING_SLOTS } from "../../server/demo/approvals-fixtures.ts";
 import { CLIENT_VERSIONS, runClient, type ClientOutcome, type ClientVersion } from "../support/agui-clients.ts";
+import { conversation as interruptConversation, finished, text, type Ev } from "../support/interrupt-conversation.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
-import { dojoFixtures, dragonStory, DOJO_PROMPTS as P, DOJO_TOOLS as T, GREETING_REPLY, HELLO_REPLY, TOOL_DONE_REPLY } from "./dojo-fixtures.ts";
+import {
+  dojoFixtures,
+  dragonStory,
+  DOJO_PROMPTS as P,
+  DOJO_TOOLS as T,
+  GREETING_REPLY,
+  HELLO_REPLY,
+  MEETING_NOT_BOOKED_REPLY,
+  TOOL_DONE_REPLY,
+} from "./dojo-fixtures.ts";
 
 let mock: LLMock;
 let llmUrl: string;
@@ -55,7 +67,7 @@ describe.each(backends())("the dojo's scenarios on %s", (backend) => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ backend, llmUrl, agents: demoAgents({ planStepDelayMs: 5 }) });
+    server = await startTestServer({ backend, llmUrl, agents: [...demoAgents({ planStepDelayMs: 5 }), approvalsAgent()] });
   });
 
   afterAll(async () => {
@@ -240,6 +252,67 @@ describe.each(backends())("the dojo's scenarios on %s", (backend) => {
         expect((decided.state as { document: string }).document).toBe(dragonStory(kept));
         const thread = (await (await fetch(`${server.url}/api/threads/${chat.threadId}`)).json()) as { state: { document: string } };
         expect(thread.state.document).toBe(dragonStory(kept));
+      });
+    }
+
+    /** The call's tool messages in the thread's whole log, parsed: one per time the step finished. */
+    async function toolResults(threadId: string, toolCallId: string): Promise<unknown[]> {
+      const log = await server.store.read(threadId);
+      return log.flatMap((e) => {
+        if (e.type !== "message.appended") return [];
+        const m = e.data.message as { role: string; toolCallId?: string; content?: unknown };
+        return m.role === "tool" && m.toolCallId === toolCallId ? [JSON.parse(String(m.content))] : [];
+      });
+    }
+
+    /**
+     * The answers: this app's page (client/src/demos/interrupt.tsx) picks with `{slot}` and cancels
+     * with status `cancelled`; the dojo's page resolves with its picker's own payloads, which do not
+     * fit this agent's question (`slot` is required), so the step fails and nothing is booked.
+     */
+    const ANSWERS = {
+      pick: { status: "resolved", payload: { slot: MEETING_SLOTS[0] } },
+      cancel: { status: "cancelled" },
+      "dojo's pick": { status: "resolved", payload: { chosen_time: "2026-01-01T10:00:00.000Z", chosen_label: "Thu, Jan 1, 10:00 AM" } },
+      "dojo's cancel": { status: "resolved", payload: { cancelled: true } },
+    } as const;
+
+    for (const choice of Object.keys(ANSWERS) as (keyof typeof ANSWERS)[]) {
+      it(`interrupt: the dojo's prompt makes schedule_meeting ask (RUN_FINISHED outcome interrupt); the ${choice} resumes under the asking run's id`, async () => {
+        const threadId = randomUUID();
+        const c = interruptConversation(version, `${server.url}/api/agents/${APPROVALS_AGENT_ID}/run`, threadId);
+        const runId = `r-${randomUUID()}`;
+        const asking = await c.run({ runId, add: [user(P.bookCall)] });
+        // The dojo's spec: no assistant text before the question, and the question carries what the picker draws.
+        expect(text(asking)).toBe("");
+        const end = finished(asking)!;
+        expect(end.outcome?.type).toBe("interrupt");
+        expect(end.outcome!.interrupts).toHaveLength(1);
+        const [asked] = end.outcome!.interrupts;
+        const callId = asking.find((e: Ev) => e.type === "TOOL_CALL_START" && e.toolCallName === T.scheduleMeeting)?.toolCallId;
+        expect(asked).toMatchObject({
+          reason: "threadline:choose_slot",
+          toolCallId: callId,
+          message: expect.stringContaining("Intro call with the sales team"),
+          responseSchema: { type: "object", properties: { slot: { type: "string", enum: [...MEETING_SLOTS] } }, required: ["slot"] },
+          metadata: { kind: "input", toolName: T.scheduleMeeting, payload: { options: [...MEETING_SLOTS] } },
+        });
+        expect(c.agent.pendingInterrupts?.map((i) => i.id)).toEqual([asked!.id]);
+
+        const answered = await c.run({ runId, resume: [{ interruptId: asked!.id, ...ANSWERS[choice] }] });
+        expect(finished(answered)).toMatchObject({ runId });
+        expect(finished(answered)!.outcome?.type ?? "success").toBe("success");
+        expect(c.agent.pendingInterrupts ?? []).toEqual([]);
+        const results = await toolResults(threadId, String(callId));
+        // The dojo's spec after the answer: the question is gone and the agent follows up; the step
+        // booked once (pick) or not at all (its one tool message is the cancellation or the failure).
+        if (choice === "pick") {
+          expect(text(answered)).toBe(`Your intro call is booked for ${MEETING_SLOTS[0]}.`);
+          expect(results).toEqual([{ booked: true, title: "Intro call with the sales team about pricing", slot: MEETING_SLOTS[0] }]);
+        } else {
+          expect(text(answered)).toBe(MEETING_NOT_BOOKED_REPLY);
+          expect(results).toEqual([{ error: expect.stringContaining(choice === "cancel" ? "cancelled" : "slot") }]);
+        }
       });
     }
   });
