@@ -34,13 +34,7 @@ function clientQueryable(client: pg.Pool | pg.PoolClient, onError?: (err: unknow
  */
 async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[], bounds?: Statement): Promise<Row[][]> {
   const lead = bounds ? 2 : 1;
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  const onError = (err: Error) => {
-    broken = err;
-  };
-  client.on("error", onError);
-  try {
+  return withClient(pool, async (client, markBroken) => {
     const sent = [
       client.query("begin"),
       ...(bounds ? [client.query(bounds.text, bounds.params as unknown[])] : []),
@@ -58,19 +52,22 @@ async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[], b
     // The socket refused our bytes (it was reset before them): the COMMIT, written after them on
     // the same stream, never reached the server, so nothing committed and a retry is safe.
     if ((err as { syscall?: unknown }).syscall === "write") {
-      broken = coerceError(err);
+      markBroken(coerceError(err));
       throw err;
     }
     const code = sqlStateOf(err);
     // pg's client-side query timeout has no SQLSTATE: the socket is silent, the outcome unknown.
-    const sessionLost = code === undefined || code.startsWith("08") || code.startsWith("57P") || isQueryTimeout(err);
-    if (sessionLost) broken = coerceError(err);
+    const sessionLost = sessionLostBy(err);
+    if (sessionLost) markBroken(coerceError(err));
     if (code !== undefined && (first < settled.length - 1 || !sessionLost)) throw err;
     throw new CommitOutcomeUnknownError(err);
-  } finally {
-    client.off("error", onError);
-    client.release(broken);
-  }
+  });
+}
+
+/** An error after which the connection is not to be used again: no SQLSTATE, a connection class (08), an operator intervention (57P), or pg's client-side query timeout. */
+function sessionLostBy(err: unknown): boolean {
+  const code = sqlStateOf(err);
+  return code === undefined || code.startsWith("08") || code.startsWith("57P") || isQueryTimeout(err);
 }
 
 /**
@@ -81,13 +78,7 @@ async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[], b
  * ROLLBACK); a connection that broke is not given back to the pool.
  */
 async function boundedStatement<R>(pool: pg.Pool, bounds: Statement, text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  const onError = (err: Error) => {
-    broken = err;
-  };
-  client.on("error", onError);
-  try {
+  return withClient(pool, async (client, markBroken) => {
     const settled = await Promise.allSettled([
       client.query("begin"),
       client.query(bounds.text, bounds.params as unknown[]),
@@ -97,14 +88,29 @@ async function boundedStatement<R>(pool: pg.Pool, bounds: Statement, text: strin
     const failed = settled.find((r) => r.status === "rejected");
     if (failed) {
       const err = failed.reason as unknown;
-      const code = sqlStateOf(err);
-      if (code === undefined || code.startsWith("08") || code.startsWith("57P") || isQueryTimeout(err)) broken = coerceError(err);
+      if (sessionLostBy(err)) markBroken(coerceError(err));
       throw err;
     }
     const result = (settled[2] as PromiseFulfilledResult<pg.QueryResult>).value;
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+  });
+}
+
+/**
+ * Runs `use` on a client borrowed from `pool`. A client whose connection broke (its "error"
+ * event, or `use` calling `markBroken`) is not given back: release(err) destroys it.
+ */
+async function withClient<T>(pool: pg.Pool, use: (client: pg.PoolClient, markBroken: (err: Error) => void) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const markBroken = (err: Error) => {
+    broken = err;
+  };
+  client.on("error", markBroken);
+  try {
+    return await use(client, markBroken);
   } finally {
-    client.off("error", onError);
+    client.off("error", markBroken);
     client.release(broken);
   }
 }
