@@ -41,6 +41,17 @@ export function beginBoundedScript(b: TxBounds): string {
 }
 
 /**
+ * The bounds set for the rest of a session (SET, not SET LOCAL): only for a connection the caller
+ * opened for itself and ends after use, on a URL that keeps sessions, where nothing else will
+ * ever run on it (a long migration's own session, pg-long-migrations.ts).
+ */
+export function sessionBoundsScript(b: TxBounds): string {
+  return boundSettings(b)
+    .map(([name, ms]) => `set ${name} = ${checkedMs(name, ms)}`)
+    .join("; ");
+}
+
+/**
  * The bounds as one statement with parameters (`set_config(..., true)` is SET LOCAL), for a
  * pipelined connection, where it travels with BEGIN and the statements in the same round trip.
  */

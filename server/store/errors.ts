@@ -12,7 +12,9 @@ export type StoreErrorCode =
   | "STORE_CLOSED"
   | "INVALID_CURSOR"
   | "STORE_NOT_READY"
+  | "SCHEMA_TOO_NEW"
   | "DATABASE_UNAVAILABLE"
+  | "DATA_DIR_UNUSABLE"
   | "ADMISSION_REFUSED";
 
 export abstract class StoreError extends Error {
@@ -124,6 +126,28 @@ export class StoreNotReadyError extends StoreError {
   }
 }
 
+/**
+ * A later release migrated the schema past what this release runs on: its newest migration
+ * declares that only code knowing migration `compatibleFrom` or later still works (migrate.ts).
+ * Readiness fails with it, so a load balancer drains this instance while the upgrade finishes.
+ */
+export class SchemaTooNewError extends StoreError {
+  override readonly name = "SchemaTooNewError";
+  readonly code = "SCHEMA_TOO_NEW";
+  constructor(
+    readonly schema: string,
+    readonly applied: number,
+    readonly compatibleFrom: number,
+    readonly release: number,
+  ) {
+    super(
+      `The event store is not ready: schema ${schema} is at migration ${applied}, which keeps code that knows migration ${compatibleFrom} or later ` +
+        `working, and this release knows migrations up to ${release}. A rolling upgrade to a release with migration ${applied} is under way: ` +
+        `replace this instance with that release`,
+    );
+  }
+}
+
 /** How a database was unavailable: what a client may be told (pg's own words go to `cause`). */
 export type DatabaseFailure = "refused" | "reset" | "silent" | "unreachable";
 
@@ -151,6 +175,21 @@ export class DatabaseUnavailableError extends StoreError {
   }
 }
 
+/**
+ * The embedded database's directory could not be made, written, or opened: `cause` is the
+ * syscall's error (its `code` and `path`) or PGlite's. Nothing was written.
+ */
+export class DataDirError extends StoreError {
+  override readonly name = "DataDirError";
+  readonly code = "DATA_DIR_UNUSABLE";
+  constructor(
+    readonly dataDir: string,
+    cause: unknown,
+  ) {
+    super(`The embedded database cannot use the directory ${dataDir}: ${messageOf(cause)}.`, { cause });
+  }
+}
+
 /** Anything thrown, as an Error (the original kept as `cause` when it was not one). */
 export function coerceError(err: unknown): Error {
   if (err instanceof Error) return err;
@@ -162,3 +201,17 @@ function messageOf(err: unknown): string {
   return typeof err === "string" ? err : JSON.stringify(err);
 }
 
+
+/**
+ * The session URL (DATABASE_DIRECT_URL) could not be probed: a start-up failure of its own, whose
+ * sentence names that setting rather than DATABASE_URL (startup-errors.ts).
+ */
+export class DirectUrlError extends Error {
+  override readonly name = "DirectUrlError";
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    super(`DATABASE_DIRECT_URL could not be reached: ${messageOf(cause)}`, { cause });
+  }
+}

@@ -129,15 +129,18 @@ function sessions(source: PgListenerOptions["client"], onError: (err: Error) => 
   return { open, discard };
 }
 
-export function createPgliteListener(db: PGlite, channel: string, onPayload: (payload: string) => void): DoorbellListener {
-  let unlisten: Promise<() => Promise<void>> | undefined;
+/** LISTEN on the PGlite `open` gives (the store opens it on first use). */
+export function createPgliteListener(open: () => Promise<PGlite>, channel: string, onPayload: (payload: string) => void): DoorbellListener {
+  let listened: Promise<{ db: PGlite; unlisten: () => Promise<void> }> | undefined;
   return {
     listening(signal) {
-      unlisten ??= db.listen(channel, onPayload);
-      return untilAborted(unlisten.then(() => undefined), signal);
+      listened ??= open().then(async (db) => ({ db, unlisten: await db.listen(channel, onPayload) }));
+      return untilAborted(listened.then(() => undefined), signal);
     },
     async close() {
-      if (unlisten && !db.closed) await (await unlisten)();
+      // A LISTEN that never got going (the database did not open) has nothing to undo.
+      const done = await listened?.catch(() => undefined);
+      if (done && !done.db.closed) await done.unlisten();
     },
   };
 }

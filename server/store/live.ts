@@ -98,6 +98,14 @@ export class Subscription {
 
 export class LiveFeed {
   readonly #subs = new Map<string, Set<Subscription>>();
+  /**
+   * When each handed-over event was committed, by this process's clock: streams measure their
+   * lag from it (EventStore.committedHereAt). Keyed by the event objects themselves, which the
+   * subscribers hold and pass on, so an entry lives exactly as long as someone holds the event.
+   * Rejected: a commit time on StoredEvent (the log's vocabulary, which every replay rebuilds
+   * from rows) and the database's `at` alone (the commit's start, on another clock).
+   */
+  readonly #committedAt = new WeakMap<StoredEvent, number>();
   /** thread id -> the seq of the last event handed over, for the LIVE_HEADS latest threads */
   readonly #heads = new Map<string, number>();
 
@@ -135,7 +143,9 @@ export class LiveFeed {
 
   /** Hands committed events, grouped by thread and in seq order, to their subscribers. */
   publish(byThread: ReadonlyMap<string, readonly StoredEvent[]>): void {
+    const now = Date.now();
     for (const [threadId, events] of byThread) {
+      for (const e of events) this.#committedAt.set(e, now);
       const last = events.at(-1);
       if (last) this.#remember(threadId, last.seq);
       for (const s of this.#subs.get(threadId) ?? []) s.deliver(events);
@@ -153,6 +163,11 @@ export class LiveFeed {
   wakeAll(): void {
     this.#heads.clear();
     for (const set of this.#subs.values()) for (const s of set) s.ring();
+  }
+
+  /** When `event` was handed over after its commit here; undefined for an event read from the log. */
+  committedAt(event: StoredEvent): number | undefined {
+    return this.#committedAt.get(event);
   }
 
   /** The seq of the last event handed over for the thread, if the feed remembers one. */

@@ -2,76 +2,110 @@
  * The migration runner, shared by both backends. Migrations are the numbered files in
  * ./migrations (`0001_init.sql`, ...), applied in order, each in its own transaction whose first
  * statement claims its row in `migrations` (graphile-worker's scheme). Any number of processes
- * may migrate at once: a loser waits on the winner's row and then finds it applied.
+ * may migrate at once: a loser waits on the winner's row and then finds it applied. A migration
+ * that declares itself long (migration-plan.ts) runs on connections of its own instead
+ * (long-migration.ts).
  *
  * The scripts come from migrations.generated.ts (`npm run gen:migrations`), not from reading
  * ./migrations at run time: the package then runs from dist/ or from a user's bundle, where that
  * directory is not next to the code.
+ *
+ * The schema window. This release runs on the schema of its newest migration (it applies its
+ * migrations at start) and on any newer one whose migrations keep it working: the window is
+ * written into the database with each migration (`compatible_from`), so that this code, which
+ * knows nothing of later migrations, still reads whether it runs on them. Outside it, readiness
+ * fails (SchemaTooNewError: /readyz 503) and the load balancer stops sending this instance work.
  */
 import type { Db } from "./db.ts";
-import { coerceError, DatabaseUnavailableError, StoreNotReadyError } from "./errors.ts";
+import { coerceError, DatabaseUnavailableError, SchemaTooNewError, StoreNotReadyError } from "./errors.ts";
+import { applyOutsideTransaction, applyWithoutTimeout, NoMigrationSessionError, type LongMigrationDb } from "./long-migration.ts";
+import { migrationFile, planMigrations, type Migration, type PlannedMigration } from "./migration-plan.ts";
 import { MIGRATIONS } from "./migrations.generated.ts";
 import { withRetry } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
-import { bootstrapMigrations, claimMigration, selectLatestMigration } from "./sql/migrations.ts";
+import { bootstrapMigrations, claimMigration, selectAppliedMigrations, selectSchemaWindow } from "./sql/migrations.ts";
 
-export interface Migration {
-  id: number;
-  name: string;
-  /** the script, with `:THREADLINE_SCHEMA` standing for the schema */
-  sql: string;
+export type { Migration } from "./migration-plan.ts";
+
+let planned: readonly PlannedMigration[] | undefined;
+
+/** This release's migrations, checked and with their directives. */
+export function loadMigrations(): readonly PlannedMigration[] {
+  planned ??= planMigrations(MIGRATIONS);
+  return planned;
 }
 
-let checked = false;
-
-export function loadMigrations(): readonly Migration[] {
-  if (checked) return MIGRATIONS;
-  MIGRATIONS.forEach((m, i) => {
-    if (m.id !== i + 1) throw new Error(`Migrations must be numbered 0001, 0002, ... without gaps; found ${m.id} at position ${i + 1}`);
-  });
-  checked = true;
-  return MIGRATIONS;
-}
-
+/** The newest migration this release knows: the oldest schema it runs on. */
 export function latestMigrationId(): number {
   return loadMigrations().at(-1)?.id ?? 0;
 }
 
-export async function migrate(db: Db, schema: SchemaNames): Promise<void> {
+export interface MigrateOptions {
+  /** where long migrations run; without it, a long migration is refused with the reason */
+  long?: LongMigrationDb;
+  /** the migrations to apply (default: this release's); a test stands for another release with its own list */
+  migrations?: readonly Migration[];
+}
+
+export async function migrate(db: Db, schema: SchemaNames, opts: MigrateOptions = {}): Promise<void> {
+  const migrations = opts.migrations ? planMigrations(opts.migrations) : loadMigrations();
   await withRetry(() => db.transaction((tx) => bootstrapMigrations(tx, schema.ident, schema.name)));
-  for (const m of loadMigrations()) {
+  // Committed rows are applied for good: skipping them spares a transaction (or a session of its
+  // own) per migration at every start. A migration in flight elsewhere is not among them; its
+  // claim (or the migration lock) waits for it.
+  const applied = await withRetry(() => selectAppliedMigrations(db, schema.ident));
+  for (const m of migrations) {
+    if (applied.has(m.id)) continue;
+    const script = m.sql.replaceAll(":THREADLINE_SCHEMA", schema.ident);
     try {
-      await withRetry(() =>
-        db.transaction(async (tx) => {
-          if (!(await claimMigration(tx, schema.ident, m.id, m.name))) return;
-          await tx.exec(m.sql.replaceAll(":THREADLINE_SCHEMA", schema.ident));
-        }),
-      );
+      await withRetry(() => apply(db, opts.long, schema, m, script));
     } catch (err) {
-      const file = `${String(m.id).padStart(4, "0")}_${m.name}.sql`;
-      throw new Error(`Migration ${file} failed on schema ${schema.name} and was rolled back: ${coerceError(err).message}`, {
-        cause: err,
-      });
+      if (err instanceof NoMigrationSessionError) {
+        throw new Error(
+          `Migration ${migrationFile(m)} cannot run on schema ${schema.name}: it runs outside a transaction (-- threadline: no-transaction) ` +
+            `under a session advisory lock, and ${err.reason} Then start again; nothing of it ran.`,
+          { cause: err },
+        );
+      }
+      const undone = m.transaction
+        ? "and was rolled back"
+        : "outside a transaction: what its statements did before the failure stays, and the next start runs it again from its first statement";
+      throw new Error(`Migration ${migrationFile(m)} failed on schema ${schema.name} ${undone}: ${coerceError(err).message}`, { cause: err });
     }
   }
 }
 
+function apply(db: Db, long: LongMigrationDb | undefined, schema: SchemaNames, m: PlannedMigration, script: string): Promise<void> {
+  if (m.transaction && m.statementTimeout) {
+    return db.transaction(async (tx) => {
+      if (!(await claimMigration(tx, schema.ident, m.id, m.name, m.compatibleFrom ?? null))) return;
+      await tx.exec(script);
+    });
+  }
+  if (!long) throw new Error("this store has no connection for long migrations (no-transaction, no-statement-timeout)");
+  return m.transaction ? applyWithoutTimeout(long, schema, m, script) : applyOutsideTransaction(long, schema, m, script);
+}
+
 /**
- * Readiness: throws DatabaseUnavailableError when the database cannot be reached, else
- * StoreNotReadyError unless every known migration is applied.
+ * Readiness: throws DatabaseUnavailableError when the database cannot be reached,
+ * StoreNotReadyError unless every migration of this release is applied, and SchemaTooNewError
+ * when a later release applied a migration that declares this one too old for the schema.
  */
 export async function assertMigrated(db: Db, schema: SchemaNames): Promise<void> {
-  let applied: number;
+  let window: { applied: number; compatibleFrom: number | null };
   try {
-    applied = await selectLatestMigration(db, schema.ident);
+    window = await selectSchemaWindow(db, schema.ident);
   } catch (err) {
     // An unreachable database is that, not a missing schema: "run migrate()" would send the
     // reader after the wrong fault.
     if (err instanceof DatabaseUnavailableError) throw err;
     throw new StoreNotReadyError(`cannot read ${schema.name}.migrations; run migrate() first`, { cause: err });
   }
-  const expected = latestMigrationId();
-  if (applied < expected) {
-    throw new StoreNotReadyError(`schema ${schema.name} is at migration ${applied}, this code needs ${expected}; run migrate()`);
+  const release = latestMigrationId();
+  if (window.applied < release) {
+    throw new StoreNotReadyError(`schema ${schema.name} is at migration ${window.applied}, this code needs ${release}; run migrate()`);
+  }
+  if (window.compatibleFrom !== null && window.compatibleFrom > release) {
+    throw new SchemaTooNewError(schema.name, window.applied, window.compatibleFrom, release);
   }
 }

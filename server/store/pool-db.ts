@@ -32,9 +32,9 @@ function clientQueryable(client: pg.Pool | pg.PoolClient, onError?: (err: unknow
  * may be retried. A connection that broke without the server's word, or a COMMIT whose answer
  * was a broken session, leaves the outcome unknown.
  */
-async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[], bounds?: Statement): Promise<Row[][]> {
+async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[], bounds: Statement | undefined, onWait: OnWait | undefined): Promise<Row[][]> {
   const lead = bounds ? 2 : 1;
-  return withClient(pool, async (client, markBroken) => {
+  return withClient(pool, onWait, async (client, markBroken) => {
     const sent = [
       client.query("begin"),
       ...(bounds ? [client.query(bounds.text, bounds.params as unknown[])] : []),
@@ -77,8 +77,8 @@ function sessionLostBy(err: unknown): boolean {
  * first error the server sends is the statement's answer (a failed statement makes COMMIT answer
  * ROLLBACK); a connection that broke is not given back to the pool.
  */
-async function boundedStatement<R>(pool: pg.Pool, bounds: Statement, text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-  return withClient(pool, async (client, markBroken) => {
+async function boundedStatement<R>(pool: pg.Pool, bounds: Statement, onWait: OnWait | undefined, text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+  return withClient(pool, onWait, async (client, markBroken) => {
     const settled = await Promise.allSettled([
       client.query("begin"),
       client.query(bounds.text, bounds.params as unknown[]),
@@ -96,12 +96,24 @@ async function boundedStatement<R>(pool: pg.Pool, bounds: Statement, text: strin
   });
 }
 
+/** Told how long each borrow waited for a connection of `pool` (metrics). */
+export type OnWait = (pool: pg.Pool, waitedMs: number) => void;
+
+/** A client of `pool`, the wait for it reported. */
+async function borrow(pool: pg.Pool, onWait: OnWait | undefined): Promise<pg.PoolClient> {
+  if (!onWait) return pool.connect();
+  const asked = performance.now();
+  const client = await pool.connect();
+  onWait(pool, performance.now() - asked);
+  return client;
+}
+
 /**
  * Runs `use` on a client borrowed from `pool`. A client whose connection broke (its "error"
  * event, or `use` calling `markBroken`) is not given back: release(err) destroys it.
  */
-async function withClient<T>(pool: pg.Pool, use: (client: pg.PoolClient, markBroken: (err: Error) => void) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+async function withClient<T>(pool: pg.Pool, onWait: OnWait | undefined, use: (client: pg.PoolClient, markBroken: (err: Error) => void) => Promise<T>): Promise<T> {
+  const client = await borrow(pool, onWait);
   let broken: Error | undefined;
   const markBroken = (err: Error) => {
     broken = err;
@@ -118,16 +130,18 @@ async function withClient<T>(pool: pg.Pool, use: (client: pg.PoolClient, markBro
 /**
  * The Db of a pg.Pool. With `bounds`, every transaction and every single statement sets them
  * first (bounds.ts); without (an application's own pool), the pool's settings are what hold.
+ * `onWait` hears how long each borrowed connection took to come (a single statement on a pool
+ * without bounds goes through pool.query, which borrows out of sight).
  */
-export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool, bounds?: TxBounds): Db {
+export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool, bounds?: TxBounds, onWait?: OnWait): Db {
   const beginScript = bounds ? beginBoundedScript(bounds) : "begin";
   const boundsSt = bounds ? boundsStatement(bounds) : undefined;
   return {
     kind: "postgres",
-    query: boundsSt ? (text, params) => boundedStatement(pool, boundsSt, text, params) : clientQueryable(pool).query,
+    query: boundsSt ? (text, params) => boundedStatement(pool, boundsSt, onWait, text, params) : clientQueryable(pool).query,
 
     async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
+      const client = await borrow(pool, onWait);
       // A client whose connection broke must not go back to the pool: release(err) destroys it.
       // While checked out, the pool no longer listens to the client's errors: without this
       // listener, a connection dropped mid-transaction would crash the process.
@@ -177,7 +191,7 @@ export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool, bounds?: TxBou
       }
     },
 
-    batch: (statements) => pipelinedBatch(writerPool, statements, boundsSt),
+    batch: (statements) => pipelinedBatch(writerPool, statements, boundsSt, onWait),
 
     async close() {
       await Promise.all([pool.end(), writerPool === pool ? undefined : writerPool.end()]);

@@ -3,7 +3,8 @@
  * connection for flushes; a small pool for the lease statements (so that a writer stuck on a
  * silent socket cannot starve the heartbeat); and the doorbell of other instances: one dedicated
  * session that LISTENs (on the main URL, or DATABASE_DIRECT_URL behind a transaction-mode
- * pooler), or, with no session to be had, polling (poll-doorbell.ts).
+ * pooler), or, with no session to be had, polling (poll-doorbell.ts); and, for a migration that
+ * declares itself long, a connection of its own (pg-long-migrations.ts).
  *
  * Every statement carries bounds (DbTimeouts), set per transaction (bounds.ts) so that they pass
  * through a pooler: a silent socket (a failover, a dead NAT: packets dropped, no reset) must end
@@ -12,49 +13,20 @@
  */
 import pg from "pg";
 import type { Db, Row } from "./db.ts";
-import { coerceError } from "./errors.ts";
-import { EFFECTIVE_BOUNDS_SQL, type TxBounds } from "./bounds.ts";
+import { EFFECTIVE_BOUNDS_SQL } from "./bounds.ts";
 import { createPgListener, untilAborted, type DoorbellListener } from "./listener.ts";
 import { createPollingDoorbell, POLL_DOORBELL_INTERVAL_MS } from "./poll-doorbell.ts";
-import { detectPoolMode, type PoolMode, type PoolModeSetting } from "./pool-mode.ts";
-import { poolDb } from "./pool-db.ts";
+import type { LongMigrationDb } from "./long-migration.ts";
+import { connectionConfig, DEFAULT_DB_TIMEOUTS, txBounds, type DbTimeouts } from "./pg-connections.ts";
+import { pgLongMigrations, poolLongMigrations } from "./pg-long-migrations.ts";
+import type { PoolModeSetting } from "./pool-mode.ts";
+import { type OnWait, poolDb } from "./pool-db.ts";
+import { sessionPlanner, type SessionPlan, type SessionPlanner } from "./session-plan.ts";
 import { schemaNames, type SchemaNames } from "./schema.ts";
 import { createEventStore, type CommonStoreOptions, type DoorbellHandlers } from "./store.ts";
-import type { ConnectionReport, EventStore } from "./types.ts";
+import type { ConnectionReport, EventStore, PoolName, PoolStats } from "./types.ts";
 
-/** How long each thing may take before it is an error. Every field in milliseconds. */
-export interface DbTimeouts {
-  /** opening a connection, and waiting for a free one in the pool (pg connectionTimeoutMillis) */
-  connectMs: number;
-  /**
-   * server-side statement_timeout. The client gives up (pg query_timeout) a second later: a
-   * silent socket never delivers the server's own timeout error.
-   */
-  statementMs: number;
-  /** server-side lock_timeout of the main pool: a statement waiting on a row lock */
-  lockMs: number;
-  /** server-side idle_in_transaction_session_timeout: a transaction whose client went silent */
-  idleInTransactionMs: number;
-  /**
-   * TCP: idle time before keepalive probes (client and server), and the server's
-   * tcp_user_timeout (unacknowledged data to a silent client).
-   */
-  tcpMs: number;
-  /** lock_timeout of the lease pool: a heartbeat that cannot get its row is a missed beat */
-  leaseLockMs: number;
-}
-
-export const DEFAULT_DB_TIMEOUTS: Readonly<DbTimeouts> = {
-  connectMs: 5_000,
-  statementMs: 15_000,
-  lockMs: 5_000,
-  idleInTransactionMs: 5_000,
-  tcpMs: 10_000,
-  leaseLockMs: 1_000,
-};
-
-/** The client waits this much longer than statement_timeout, so the server's error wins when it can come. */
-export const QUERY_TIMEOUT_MARGIN_MS = 1_000;
+export { connectionConfig, DEFAULT_DB_TIMEOUTS, QUERY_TIMEOUT_MARGIN_MS, type DbTimeouts } from "./pg-connections.ts";
 
 export interface PostgresStoreOptions extends CommonStoreOptions {
   connectionString: string;
@@ -78,28 +50,6 @@ export interface PostgresStoreOptions extends CommonStoreOptions {
   directConnectionString?: string;
   /** what connectionString is; "auto" (default) detects it at start (pool-mode.ts) */
   poolMode?: PoolModeSetting;
-}
-
-/**
- * The client settings of one kind of connection. Nothing server-side travels in the startup
- * packet: a pooler refuses `options` (PgBouncer: "unsupported startup parameter"), and one that
- * ignores it drops every bound. The server-side bounds are set per transaction instead
- * (bounds.ts), which is also how a single statement runs here (poolDb). The client's own bounds
- * stay: connect and acquire, the query timeout a second past the server's, TCP keepalive.
- */
-export function connectionConfig(connectionString: string, applicationName: string, t: DbTimeouts): pg.ClientConfig {
-  return {
-    connectionString,
-    application_name: applicationName,
-    connectionTimeoutMillis: t.connectMs,
-    query_timeout: t.statementMs + QUERY_TIMEOUT_MARGIN_MS,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: t.tcpMs,
-  };
-}
-
-function txBounds(t: DbTimeouts, lockMs: number): TxBounds {
-  return { statementMs: t.statementMs, lockMs, idleInTransactionMs: t.idleInTransactionMs, tcpMs: t.tcpMs };
 }
 
 export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
@@ -138,19 +88,25 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   pool.on("error", (err) => onError(err));
   leasePool.on("error", (err) => onError(err));
   writerPool.on("error", (err) => onError(err));
-  const db = poolDb(pool, writerPool, mainBounds);
-  const leaseDb = poolDb(leasePool, leasePool, leaseBounds);
-  const sessions = sessionPlan(opts, timeouts, `${appName}:listen:${schema.name}`);
+  const names = new Map<pg.Pool, PoolName>([[pool, "main"], [leasePool, "lease"], [writerPool, "writer"]]);
+  const onWait = waitReporter(opts, (p) => names.get(p) ?? "main");
+  const db = poolDb(pool, writerPool, mainBounds, onWait);
+  const leaseDb = poolDb(leasePool, leasePool, leaseBounds, onWait);
+  const listenName = `${appName}:listen:${schema.name}`;
+  const sessions = sessionPlanner(opts, timeouts, `${listenName}:probe`);
   return postgresStore(opts, schema, {
     db,
     leaseDb,
+    open: () => firstConnection(pool),
     readWaitMs: timeouts.connectMs,
+    long: storeLongMigrations(opts, timeouts, sessions),
+    poolStats: () => [...names].map(([p, name]) => statsOf(p, name)),
     listener: (handlers) =>
       plannedDoorbell(sessions, (plan) =>
-        plan.doorbell === "polling"
+        plan.doorbell === "polling" || !plan.sessionUrl
           ? createPollingDoorbell({ followed: handlers.followed, lastSeqs: handlers.lastSeqs, onChanged: handlers.onChanged, onError })
           : createPgListener({
-              client: plan.listenClient!,
+              client: connectionConfig(plan.sessionUrl, listenName, timeouts),
               channel: schema.channel,
               onPayload: handlers.onPayload,
               onReconnect: handlers.onReconnect,
@@ -158,6 +114,7 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
             }),
       ),
     async connections() {
+      await sessions.check();
       const plan = await sessions.get();
       const [main, lease] = await Promise.all([effectiveBounds(db), effectiveBounds(leaseDb)]);
       return {
@@ -172,72 +129,38 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   });
 }
 
+function statsOf(pool: pg.Pool, name: PoolName): PoolStats {
+  return { pool: name, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
+function waitReporter(opts: PostgresStoreOptions, nameOf: (pool: pg.Pool) => PoolName): OnWait | undefined {
+  const report = opts.onPoolWait;
+  return report ? (pool, ms) => report(nameOf(pool), ms) : undefined;
+}
+
 async function effectiveBounds(db: Db): Promise<Record<string, string>> {
   const { rows } = await db.query<Record<string, string>>(EFFECTIVE_BOUNDS_SQL);
   return rows[0]!;
 }
 
-/** Where this store's session (for LISTEN) comes from, decided once at start. */
-interface SessionPlan {
-  poolMode: PoolMode;
-  poolModeFrom: "detected" | "declared";
-  doorbell: ConnectionReport["doorbell"];
-  listenClient?: pg.ClientConfig;
-  warning?: string;
-}
-
 /**
- * Decides, on first need, the pooler mode of the main URL and so where LISTEN goes: the main
- * URL when it keeps sessions, DATABASE_DIRECT_URL when it does not and one is given, else the
- * polling doorbell. Advisory locks need no session here: the migration lock is
- * transaction-scoped (sql/migrations.ts) and leases are rows. A failed detection (the database
- * not answering yet) is retried with backoff, as a LISTEN would be, until the store closes.
+ * Long migrations (pg-long-migrations.ts) on the store's URLs: a transaction on the main URL, a
+ * session where the plan finds one, each on a client of its own without a client-side timeout.
  */
-function sessionPlan(opts: PostgresStoreOptions, t: DbTimeouts, listenName: string) {
-  const setting = opts.poolMode ?? "auto";
-  const probeConfig = (url: string) => connectionConfig(url, `${listenName}:probe`, t);
-  async function decide(): Promise<SessionPlan> {
-    const poolMode: PoolMode = setting === "auto" ? await detectPoolMode(probeConfig(opts.connectionString)) : setting === "transaction" ? "transaction" : "session";
-    const poolModeFrom = setting === "auto" ? "detected" : "declared";
-    if (poolMode === "session") return { poolMode, poolModeFrom, doorbell: "listen", listenClient: connectionConfig(opts.connectionString, listenName, t) };
-    const direct = opts.directConnectionString;
-    if (!direct) return { poolMode, poolModeFrom, doorbell: "polling" };
-    if ((await detectPoolMode(probeConfig(direct))) === "transaction") {
-      return {
-        poolMode,
-        poolModeFrom,
-        doorbell: "polling",
-        warning:
-          "DATABASE_DIRECT_URL is itself a transaction-mode pooler, where LISTEN cannot hold: point it at the Postgres server " +
-          "(or a session-mode pooler); until then other instances' commits are polled for.",
-      };
-    }
-    return { poolMode, poolModeFrom, doorbell: "listen-direct", listenClient: connectionConfig(direct, listenName, t) };
-  }
-  let decided: Promise<SessionPlan> | undefined;
-  const closing = new AbortController();
-  return {
-    get(): Promise<SessionPlan> {
-      decided ??= (async () => {
-        for (let attempt = 0; ; attempt++) {
-          try {
-            return await decide();
-          } catch (err) {
-            if (closing.signal.aborted) throw err;
-            opts.onError?.(coerceError(err));
-            const delay = Math.random() * Math.min(5000, 100 * 2 ** attempt);
-            await new Promise((resolve) => setTimeout(resolve, delay).unref());
-          }
-        }
-      })();
-      return decided;
+export function storeLongMigrations(opts: PostgresStoreOptions, timeouts: DbTimeouts, sessions: SessionPlanner): LongMigrationDb {
+  return pgLongMigrations({
+    connectionString: opts.connectionString,
+    client: (url) => ({ ...connectionConfig(url, `${opts.applicationName ?? "threadline"}:migrate`, timeouts), query_timeout: undefined }),
+    session: async () => {
+      const plan = await sessions.get();
+      return plan.sessionUrl ? { url: plan.sessionUrl } : { none: plan.noSession ?? "there is no session to be had." };
     },
-    close: () => closing.abort(),
-  };
+    bounds: txBounds(timeouts, timeouts.lockMs),
+  });
 }
 
 /** The doorbell the plan calls for, made once the plan is known (at the first follower). */
-function plannedDoorbell(sessions: ReturnType<typeof sessionPlan>, make: (plan: SessionPlan) => DoorbellListener): DoorbellListener {
+function plannedDoorbell(sessions: SessionPlanner, make: (plan: SessionPlan) => DoorbellListener): DoorbellListener {
   let inner: DoorbellListener | undefined;
   let closed = false;
   let ready: Promise<void> | undefined;
@@ -265,8 +188,11 @@ function postgresStore(
     db: Db;
     leaseDb?: Db;
     readWaitMs: number;
+    long: LongMigrationDb;
     listener: (handlers: DoorbellHandlers) => DoorbellListener;
     connections?: () => Promise<ConnectionReport>;
+    open: () => Promise<void>;
+    poolStats: () => PoolStats[];
   },
 ): EventStore {
   return createEventStore({
@@ -274,12 +200,25 @@ function postgresStore(
     db: opts.instrument ? opts.instrument(conn.db) : conn.db,
     ...(conn.leaseDb && { leaseDb: conn.leaseDb }),
     readWaitMs: conn.readWaitMs,
+    long: conn.long,
     schema,
     writer: opts.writer,
     retry: opts.retry,
     listener: conn.listener,
     ...(conn.connections && { connections: conn.connections }),
+    open: conn.open,
+    poolStats: conn.poolStats,
   });
+}
+
+/**
+ * One connection opened and given back, not retried: the pool's connect bound
+ * (DB_CONNECT_TIMEOUT_MS) is the longest a database that does not answer holds the start, and
+ * one that refuses (nothing listening, a wrong password, no such database) fails it at once.
+ */
+async function firstConnection(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  client.release();
 }
 
 /**
@@ -297,7 +236,7 @@ function createStoreOnPool(opts: PostgresStoreOptions & { pool: pg.Pool }): Even
   // The user's pool may have no error listener of its own; an idle client that dies emits here.
   const onPoolError = (err: Error) => onError(err);
   pool.on("error", onPoolError);
-  const shared = poolDb(pool);
+  const shared = poolDb(pool, pool, undefined, waitReporter(opts, () => "app"));
   const db: Db = {
     ...shared,
     batch: (statements) =>
@@ -315,6 +254,9 @@ function createStoreOnPool(opts: PostgresStoreOptions & { pool: pg.Pool }): Even
     // The pool's own acquire bound, as for the store's pools; a pool without one (0, pg's
     // "wait forever") gets the default, so that a read still ends.
     readWaitMs: (pool.options as pg.PoolConfig).connectionTimeoutMillis || DEFAULT_DB_TIMEOUTS.connectMs,
+    long: poolLongMigrations(pool),
+    open: () => firstConnection(pool),
+    poolStats: () => [statsOf(pool, "app")],
     listener: (handlers) =>
       createPgListener({
         async client() {

@@ -9,9 +9,10 @@ import { assertLegalAppend } from "./batch.ts";
 import type { Db } from "./db.ts";
 import { InvalidCursorError, ThreadNotFoundError, ThreadNotOwnedError } from "./errors.ts";
 import type { DoorbellListener } from "./listener.ts";
+import type { LongMigrationDb } from "./long-migration.ts";
 import { follow, LiveFeed, LOG_PAGE_SIZE } from "./live.ts";
 import { assertMigrated, migrate } from "./migrate.ts";
-import { guardDb, withinWait } from "./availability.ts";
+import { classifyDbError, guardDb, withinWait } from "./availability.ts";
 import { DEFAULT_RETRY_MAX_MS, sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts";
@@ -19,10 +20,11 @@ import { selectAdmissionView } from "./sql/admission-view.ts";
 import { selectCheckpoint } from "./sql/checkpoints.ts";
 import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.ts";
 import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseAllLeases, releaseLease } from "./sql/leases.ts";
-import { insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
-import { deleteThread, insertThread, selectLastSeqs, selectThread, selectThreadPage, type ThreadKey } from "./sql/threads.ts";
+import { countQueuedRuns, insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
+import { deleteThread, insertThread, selectLastSeqs, selectThread, type ThreadKey } from "./sql/threads.ts";
+import { selectThreadPage, updateThreadMeta } from "./sql/thread-listing.ts";
 import { encodeThreadCursor, ThreadCursorSchema } from "./thread-cursor.ts";
-import type { ConnectionReport, EventStore } from "./types.ts";
+import type { ConnectionReport, EventStore, PoolName, PoolStats } from "./types.ts";
 import { createWriter, type WriterOptions } from "./writer.ts";
 
 /** Options both backends accept. */
@@ -39,6 +41,8 @@ export interface CommonStoreOptions {
    * tracing, or counting statements per run in tests.
    */
   instrument?: (db: Db) => Db;
+  /** Postgres: how long each statement or transaction waited for a pooled connection (metrics). */
+  onPoolWait?: (pool: PoolName, waitedMs: number) => void;
 }
 
 export interface DoorbellHandlers {
@@ -68,8 +72,19 @@ export interface StoreParts {
    * Absent (PGlite, in this process): no such wait.
    */
   readWaitMs?: number;
+  /** where the migrations that declare themselves long run (long-migration.ts) */
+  long: LongMigrationDb;
   /** how the backend reaches the database: pooler mode, doorbell, effective bounds (Postgres) */
   connections?: () => Promise<ConnectionReport>;
+  /**
+   * The first contact with the database, not retried: what migrate() does before anything else.
+   * Rejected: letting the first migration statement open it, under the retry of transient
+   * errors, where a refused connection (nothing listening, a wrong port) is retried for the
+   * whole DB_RETRY_MAX_MS before anyone hears of it.
+   */
+  open?: () => Promise<void>;
+  /** the backend's connection pools now (Postgres) */
+  poolStats?: () => PoolStats[];
 }
 
 const DEFAULT_PAGE = 50;
@@ -140,7 +155,12 @@ export function createEventStore(parts: StoreParts): EventStore {
     kind: parts.kind,
     logPageSize: LOG_PAGE_SIZE[parts.kind],
 
-    migrate: () => migrate(db, schema),
+    async migrate() {
+      await parts.open?.().catch((err: unknown) => {
+        throw classifyDbError(err);
+      });
+      await migrate(db, schema, { long: parts.long });
+    },
 
     async ensureThread(threadId, agentId, tenantId = DEFAULT_TENANT) {
       for (;;) {
@@ -188,6 +208,8 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     followerCount: () => feed.size + foreignFeed.size,
 
+    committedHereAt: (event) => feed.committedAt(event),
+
     getThread: (threadId, tenantId) => readRetry(() => selectThread(db, s, threadId, tenantId ?? null)),
 
     async listThreads(filter = {}) {
@@ -200,6 +222,8 @@ export function createEventStore(parts: StoreParts): EventStore {
           status: filter.status ?? null,
           before,
           limit: limit + 1,
+          archived: filter.archived === "all" ? null : (filter.archived ?? false),
+          titleHas: filter.titleHas ?? null,
         }),
       );
       const more = page.threads.length > limit;
@@ -208,6 +232,10 @@ export function createEventStore(parts: StoreParts): EventStore {
         next: more ? encodeThreadCursor(page.keys[limit - 1]!) : null,
       };
     },
+
+    // A person waits on it: retried within the read wait, which is safe since setting the same
+    // title or archive flag twice is the same as once (a late commit changes nothing more).
+    updateThread: (threadId, change, tenantId) => readRetry(() => updateThreadMeta(db, s, threadId, tenantId ?? null, change)),
 
     // Not retried: a retry after a delete whose reply was lost would answer not_found.
     async deleteThread(threadId, tenantId) {
@@ -229,6 +257,8 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     nextQueuedRun: (threadId) => retry(() => selectNextQueuedRun(db, s, threadId)),
 
+    countQueuedRuns: () => readRetry(() => countQueuedRuns(db, s)),
+
     acquireLease: (threadId, leaseOwner, ttlMs) => retry(() => acquireLease(leaseDb, s, threadId, leaseOwner, ttlMs)),
     // Not retried: a beat that fails is a missed beat (the TTL spans three); retrying it for
     // the whole retry bound would only delay the next one.
@@ -243,6 +273,7 @@ export function createEventStore(parts: StoreParts): EventStore {
     ping: () => assertMigrated(db, schema),
 
     ...(parts.connections && { connections: parts.connections }),
+    ...(parts.poolStats && { poolStats: parts.poolStats }),
 
     async close() {
       if (closed) return;

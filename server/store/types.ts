@@ -5,6 +5,9 @@
 import type { Checkpoint, FoldState } from "../../protocol/checkpoint.ts";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import type { RunStatus, ThreadStatus } from "../../protocol/lifecycle.ts";
+import type { ThreadMetaChange } from "./sql/thread-listing.ts";
+
+export type { ThreadMetaChange };
 
 export interface ThreadRow {
   threadId: string;
@@ -43,10 +46,26 @@ export interface ListThreadsFilter {
   limit?: number;
   /** opaque cursor from a previous page */
   before?: string;
+  /** false (default): threads not archived; true: archived ones only; "all": both */
+  archived?: boolean | "all";
+  /** only threads whose title contains this text, case-insensitively */
+  titleHas?: string;
+}
+
+/** A thread as the list shows it: the row, its title, whether it is archived or waits for a person. */
+export interface ThreadListing extends ThreadRow {
+  /** the title a person gave it, else the start of its first user message; null: neither */
+  title: string | null;
+  /** true when `title` is one a person gave (a rename), not derived */
+  titleSet: boolean;
+  /** ms since epoch; null: not archived */
+  archivedAt: number | null;
+  /** WAITING for an approval, a question's answer or a frontend tool's result (not just a message) */
+  waitingForYou: boolean;
 }
 
 export interface ThreadPage {
-  threads: ThreadRow[];
+  threads: ThreadListing[];
   next: string | null;
 }
 
@@ -130,12 +149,29 @@ export interface ConnectionReport {
   warning?: string;
 }
 
+/** One of a Postgres store's connection pools (postgres.ts); "app": a pool the application passed. */
+export type PoolName = "main" | "lease" | "writer" | "app";
+
+/** A pool's connections now, as pg.Pool counts them. */
+export interface PoolStats {
+  pool: PoolName;
+  total: number;
+  idle: number;
+  /** statements waiting for a connection */
+  waiting: number;
+}
+
 export interface EventStore {
   readonly kind: "postgres" | "pglite";
   /** Events per page when the log is read in pages (live.ts LOG_PAGE_SIZE, per backend). */
   readonly logPageSize: number;
 
-  /** Runs the numbered migrations; safe when several processes call it at once. */
+  /**
+   * Runs the numbered migrations; safe when several processes call it at once. The database is
+   * opened first, once and without retry (Postgres: one connection within DB_CONNECT_TIMEOUT_MS;
+   * PGlite: its directory checked and opened), so that a database that is not there, or refuses
+   * the credentials, is reported at once and not after the retry bound.
+   */
   migrate(): Promise<void>;
 
   /**
@@ -179,11 +215,23 @@ export interface EventStore {
   followerCount(): number;
 
   /**
+   * When this process's writer committed `event` (Date.now() after the commit), for an event
+   * follow() handed over in process; undefined for one read from the log (another instance's,
+   * or read again by a follower that fell behind), whose commit time only `at` tells.
+   */
+  committedHereAt(event: StoredEvent): number | undefined;
+
+  /**
    * With `tenantId`, only that tenant's thread: another tenant's answers null, as an unknown
    * one does. Without, any tenant's (the engine's own access, after a route checked the tenant).
    */
   getThread(threadId: string, tenantId?: string): Promise<ThreadRow | null>;
   listThreads(filter?: ListThreadsFilter): Promise<ThreadPage>;
+  /**
+   * Renames and/or archives a thread (title null: back to the derived one); returns it as the
+   * list shows it, or null when there is no such thread (for `tenantId`, when given).
+   */
+  updateThread(threadId: string, change: ThreadMetaChange, tenantId?: string): Promise<ThreadListing | null>;
   /**
    * Deletes a thread with its events and runs, unless a run is active on it or queued behind it
    * ("busy": nothing is deleted). The check and the delete are one statement, so a run being
@@ -191,6 +239,9 @@ export interface EventStore {
    * `tenantId`, only that tenant's thread: another tenant's is "not_found".
    */
   deleteThread(threadId: string, tenantId?: string): Promise<DeleteOutcome>;
+
+  /** Runs queued behind an active run, over every thread (a metric: it spans threads). */
+  countQueuedRuns(): Promise<number>;
 
   /** A run of a thread; run ids are the client's and unique only within their thread. */
   getRun(threadId: string, runId: string): Promise<RunRow | null>;
@@ -230,6 +281,9 @@ export interface EventStore {
 
   /** Postgres: how this store reaches the database (pooler mode, doorbell, effective bounds), for the start-up log. */
   connections?(): Promise<ConnectionReport>;
+
+  /** Postgres: the connection pools now (metrics); PGlite has none. */
+  poolStats?(): PoolStats[];
 
   close(): Promise<void>;
 }

@@ -3,10 +3,11 @@
  * (random names, dropped afterwards); stores opened on one schema share one database, as two
  * server instances do.
  */
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { createPgliteStore } from "../../server/store/pglite.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
+import { testPglite } from "../support/pglite.ts";
 import type { CommonStoreOptions } from "../../server/store/store.ts";
 import type { EventStore } from "../../server/store/types.ts";
 
@@ -24,7 +25,7 @@ export interface StoreBackend {
 /** One in-memory PGlite instance for the file; every store of the file shares it. */
 export function pgliteBackend(): StoreBackend {
   let instance: PGlite | undefined;
-  const db = () => (instance ??= new PGlite());
+  const db = () => (instance ??= testPglite());
   return {
     name: "pglite",
     open: (schema, opts) => createPgliteStore({ ...opts, schema, pglite: db() }),

@@ -87,7 +87,7 @@ export function threadsContract(ctx: ContractContext): void {
       expect((await store.getThread(plain))?.tenantId).toBe(DEFAULT_TENANT);
     });
 
-    it("migration 0003 gives threads from before tenants to the default tenant, and later inserts must name one", async () => {
+    it("threads from before tenants, and those a release from before tenants inserts, are the default tenant's; a null tenant is refused", async () => {
       const schema = ctx.freshSchema();
       const ident = `"${schema}"`;
       await ctx.backend.sql(`create schema ${ident}`);
@@ -107,7 +107,10 @@ export function threadsContract(ctx: ContractContext): void {
       expect(await store.getThread("old", DEFAULT_TENANT)).toMatchObject({ threadId: "old", tenantId: DEFAULT_TENANT });
       expect(await store.getThread("old", "acme")).toBeNull();
       expect((await store.ensureThread("old", "agent")).created).toBe(false);
-      await expect(ctx.backend.sql(`insert into ${ident}.threads (thread_id, agent_id) values ('new', 'agent')`)).rejects.toThrow(/tenant_id/);
+      // A release from before tenants, still serving during a rolling upgrade, names no tenant (0006).
+      await ctx.backend.sql(`insert into ${ident}.threads (thread_id, agent_id) values ('older', 'agent')`);
+      expect(await store.getThread("older", DEFAULT_TENANT)).toMatchObject({ threadId: "older", tenantId: DEFAULT_TENANT });
+      await expect(ctx.backend.sql(`insert into ${ident}.threads (thread_id, agent_id, tenant_id) values ('new', 'agent', null)`)).rejects.toThrow(/tenant_id/);
     });
 
     it("get and delete with a tenant see only that tenant's thread", async () => {

@@ -3,7 +3,7 @@
  * lists match the constants, and the cancel guard, evaluated by the database itself for every
  * pair of statuses, agrees with the protocol's cancelApplies.
  */
-import { PGlite } from "@electric-sql/pglite";
+import { testPglite } from "../support/pglite.ts";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   ACTIVE_STATUSES,
@@ -33,7 +33,7 @@ describe("sqlTextList", () => {
 });
 
 describe("the guards, as the database evaluates them", () => {
-  const db = new PGlite();
+  const db = testPglite();
   afterAll(() => db.close());
 
   it("ignoredCancel and settles agree with the protocol for every (batch status, guard, row status)", async () => {

@@ -1,4 +1,4 @@
-/** SQL of the runs table outside the append path: get, enqueue, next queued. */
+/** SQL of the runs table outside the append path: get, enqueue, next queued, the queue's length. */
 import { toMs, type Queryable } from "../db.ts";
 import type { RunRow, RunStatus } from "../types.ts";
 
@@ -62,4 +62,14 @@ export async function selectNextQueuedRun(db: Queryable, s: string, threadId: st
     [threadId],
   );
   return rows[0] ? runFromRow(rows[0]) : null;
+}
+
+/**
+ * Runs queued over every thread: the partial index on queued runs (runs_queued_idx) holds only
+ * those, so the count reads the queue, never the runs that ended. It spans threads: a metric,
+ * read once per scrape.
+ */
+export async function countQueuedRuns(db: Queryable, s: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from ${s}.runs where status = 'queued'`);
+  return rows[0]?.n ?? 0;
 }

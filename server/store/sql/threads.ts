@@ -1,5 +1,5 @@
 /**
- * SQL of the threads table: create, get, list (keyset-paginated), delete. Reads and deletes
+ * SQL of the threads table: create, get, delete (the list is thread-listing.ts). Reads and deletes
  * take a tenant: a string scopes the statement to that tenant's threads (`tenant_id = $n`, so a
  * thread of another tenant is simply not there); null is the engine's own unscoped access.
  */
@@ -70,43 +70,6 @@ export async function selectThread(db: Queryable, s: string, threadId: string, t
 export interface ThreadKey {
   updatedAtUs: string;
   threadId: string;
-}
-
-export interface ThreadListQuery {
-  /** null: every tenant's threads (no index serves that order; operators and tests only) */
-  tenantId: string | null;
-  agentId: string | null;
-  status: ThreadStatus | null;
-  before: ThreadKey | null;
-  limit: number;
-}
-
-/**
- * One page, newest-updated first. The key keeps updated_at to the microsecond (a JS Date would
- * round it to the millisecond and the next page could skip or repeat a thread).
- */
-export async function selectThreadPage(
-  db: Queryable,
-  s: string,
-  q: ThreadListQuery,
-): Promise<{ threads: ThreadRow[]; keys: ThreadKey[] }> {
-  const { rows } = await db.query<ThreadDbRow & { updated_at_us: string }>(
-    `select ${THREAD_COLUMNS},
-            ((extract(epoch from updated_at) * 1000000)::bigint)::text as updated_at_us
-     from ${s}.threads
-     where ($6::text is null or tenant_id = $6::text)
-       and ($1::text is null or agent_id = $1::text)
-       and ($2::text is null or status = $2::text)
-       and ($3::bigint is null
-            or (updated_at, thread_id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::text))
-     order by updated_at desc, thread_id desc
-     limit $5::int`,
-    [q.agentId, q.status, q.before?.updatedAtUs ?? null, q.before?.threadId ?? null, q.limit, q.tenantId],
-  );
-  return {
-    threads: rows.map(threadFromRow),
-    keys: rows.map((r) => ({ updatedAtUs: r.updated_at_us, threadId: r.thread_id })),
-  };
 }
 
 /**

@@ -1,0 +1,11 @@
+-- threadline: compatible-from 3
+-- A rolling upgrade runs the release before a migration on the schema after it. Releases from
+-- before tenants (they know migrations 0001..0003) insert threads without naming a tenant, and
+-- 0004 left tenant_id NOT NULL without a default: every new thread sent to such an instance
+-- failed. Such a thread is the default tenant's, as every thread was before tenants. Releases
+-- with tenants always name one (an explicit null still fails), so the default serves only a
+-- writer that leaves the column out.
+--
+-- The window stops at 0003: releases that know only 0001..0002 upsert runs `on conflict (run_id)`,
+-- and 0003 replaced that key by (thread_id, run_id), the fix for run ids shared by two threads.
+alter table :THREADLINE_SCHEMA.threads alter column tenant_id set default 'default';
