@@ -18,6 +18,14 @@
  * message (rebuilt from the stream, it may differ in form from the recorded one, which is kept).
  * Rejected: comparing whole messages, which forked on every run of a client whose copy of an
  * assistant message differs in form only.
+ *
+ * A stale copy is not a branch: a history that drops messages of the branch (not an edit) and
+ * also brings a user message the branch does not have is a client that missed what others added
+ * (a second tab, another device) and is now saying something new after it. Forking there would
+ * hide the newer exchange from everyone, silently; the run is refused instead (STALE_HISTORY),
+ * unless the client says the fork is deliberate. Regenerate and edit bring no new user message,
+ * so they still fork by their shape alone. Rejected: refusing every history that lacks the
+ * newest messages, which would refuse Regenerate and the edit of an earlier message.
  */
 import type { Message } from "@ag-ui/core";
 
@@ -27,6 +35,8 @@ export const MAIN_BRANCH = "main";
 export interface ForkPlan {
   /** The last message of the current branch the new branch keeps; null: none. */
   keepThrough: string | null;
+  /** True when a user message of the branch comes back with other text (an edit), not only dropped. */
+  edit: boolean;
 }
 
 /** Where the client's history leaves the current branch, or null when it only continues it. */
@@ -38,14 +48,24 @@ export function planFork(branch: readonly Message[], incoming: readonly Message[
     if (at === undefined) continue;
     const mine = branch[at]!;
     if (mine.role === "user" && m.role === "user" && textOf(mine.content) !== textOf(m.content)) {
-      return { keepThrough: at === 0 ? null : branch[at - 1]!.id };
+      return { keepThrough: at === 0 ? null : branch[at - 1]!.id, edit: true };
     }
     lastKnown = Math.max(lastKnown, at);
   }
   if (lastKnown < 0) return null;
   const sent = new Set(incoming.map((m) => m.id));
   const dropped = branch.slice(lastKnown + 1).some((m) => (m.role === "user" || m.role === "assistant") && !sent.has(m.id));
-  return dropped ? { keepThrough: branch[lastKnown]!.id } : null;
+  return dropped ? { keepThrough: branch[lastKnown]!.id, edit: false } : null;
+}
+
+/**
+ * Whether `plan` (planFork of these messages) comes from a stale copy of the branch: it only drops
+ * messages, and the client adds a user message the branch does not have.
+ */
+export function isStaleCopy(plan: ForkPlan, branch: readonly Message[], incoming: readonly Message[]): boolean {
+  if (plan.edit) return false;
+  const known = new Set(branch.map((m) => m.id));
+  return incoming.some((m) => m.role === "user" && !known.has(m.id));
 }
 
 /** The branch as a fork keeps it: its messages up to and including `keepThrough`. */

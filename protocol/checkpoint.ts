@@ -15,6 +15,7 @@ import { BranchForkedSchema, InterruptRequestedSchema, InterruptResolvedSchema }
 export const BranchInfoSchema = BranchForkedSchema.shape.data.extend({ seq: z.number().int().positive(), at: z.number() });
 export type BranchInfo = z.infer<typeof BranchInfoSchema>;
 import { ThreadStatusSchema } from "./status.ts";
+import { ToolLedgerStateSchema } from "./tool-status.ts";
 
 export const FoldStateSchema = z.object({
   threadId: z.string().optional(),
@@ -25,6 +26,8 @@ export const FoldStateSchema = z.object({
   /** task id -> tool call id, for the tasks that ran a tool */
   taskToolCalls: z.array(z.tuple([z.string(), z.string()])),
   failedCalls: z.array(z.string()),
+  /** What became of each tool call (protocol/tool-status.ts); absent in checkpoints older than it. */
+  toolLedger: ToolLedgerStateSchema.optional(),
   lastEndedRunId: z.string().optional(),
   activeRunId: z.string().optional(),
   lastSeq: z.number().int().nonnegative(),

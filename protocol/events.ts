@@ -4,8 +4,8 @@
  * Two kinds:
  * - durable events (lifecycle, tasks, messages, state, usage, signals) are the conversation;
  *   snapshot reconstruction reads only these.
- * - stream events (`text.*`, `reasoning.*`, `toolcall.*`, `terminal.output`, `activity.delta`)
- *   are the progress of a running task. Dropping them at once would lose a client's place in a
+ * - stream events (`text.*`, `reasoning.*`, `toolcall.*`, `stream.withdrawn`, `terminal.output`,
+ *   `activity.delta`) are the progress of a running task. Dropping them at once would lose a client's place in a
  *   half-streamed message; they are kept for the life of a run so a client can resume
  *   mid-message, and compacted away after the run (retention), when the durable message says it all.
  *
@@ -20,6 +20,7 @@ import {
   ToolSchema,
 } from "@ag-ui/core/schemas";
 import { z } from "zod";
+import { RequestIdSchema } from "./request-id.ts";
 import { PROTOCOL_VERSION_MAX_CHARS } from "./versions.ts";
 
 const runId = z.string().min(1);
@@ -56,18 +57,48 @@ export const RunAcceptedSchema = event(
     tools: z.array(ToolSchema).default([]),
     context: z.array(ContextSchema).default([]),
     forwardedProps: z.unknown().optional(),
+    /**
+     * The HTTP request that posted the run (protocol/request-id.ts): its RUN_ERROR and the log
+     * lines of its execution name it, on whichever instance it ends. Absent in logs written
+     * before it was kept, and for runs appended without a request.
+     */
+    requestId: RequestIdSchema.optional(),
   }),
 );
 
 export const WorkflowStartedSchema = event("workflow.started", z.object({ runId }));
 
 /**
- * The run goes on after an interruption: recovery by another instance after a lease expired.
- * Clients see whatever was open closed; a re-issued LLM request streams a new message.
+ * The run goes on on another instance: `recovered` after its lease expired (its instance died,
+ * froze or lost the database), `handed_over` after its instance gave it up on shutdown
+ * (workflow.handed_over; `from` names that instance). `owner` is the instance that goes on.
+ * Clients see whatever was open closed and superseded by the durable conversation, except the
+ * messages named in `continues`: the half-streamed answer of a model request cut by the
+ * interruption, which the re-issued request goes on streaming where it stopped (its first words
+ * are not streamed again), or withdraws (stream.withdrawn) if the model answers differently.
  */
 export const WorkflowResumedSchema = event(
   "workflow.resumed",
-  z.object({ runId, reason: z.enum(["recovered"]), owner: z.string().optional() }),
+  z.object({
+    runId,
+    reason: z.enum(["recovered", "handed_over"]),
+    owner: z.string().optional(),
+    from: z.string().optional(),
+    continues: z.array(messageId).optional(),
+  }),
+);
+
+/**
+ * The instance executing the run stops it to shut down and gives its lease back at once, so
+ * that another instance takes it over without waiting for the lease to expire and knows it is a
+ * hand-off, not a crash. `step`: how many of the run's steps (model requests and tool calls)
+ * are durable, which the next instance does not redo; `cut`: a step was still in flight when the
+ * drain ended (DRAIN_TIMEOUT_MS), so the next instance redoes that one. No status change: the
+ * run stays RUNNING until workflow.resumed.
+ */
+export const WorkflowHandedOverSchema = event(
+  "workflow.handed_over",
+  z.object({ runId, owner: z.string().min(1), step: z.number().int().nonnegative(), cut: z.boolean() }),
 );
 
 export const WorkflowSuspendedSchema = event(
@@ -270,6 +301,17 @@ export const ToolCallArgsSchema = event(
 );
 export const ToolCallEndedSchema = event("toolcall.ended", z.object({ runId, toolCallId }));
 
+/**
+ * The streamed text or reasoning of these messages is not part of the conversation: a model
+ * request re-issued after a takeover (workflow.resumed `continues`) answered differently from
+ * what the cut request had streamed. Clients drop them (the projection closes them and sends
+ * the durable conversation), and the new answer streams as a new message.
+ */
+export const StreamWithdrawnSchema = event(
+  "stream.withdrawn",
+  z.object({ runId, messageIds: z.array(messageId).min(1) }),
+);
+
 export const TerminalOutputSchema = event(
   "terminal.output",
   z.object({ runId, toolCallId, stream: z.enum(["stdout", "stderr"]), data: z.string() }),
@@ -319,6 +361,7 @@ export const WorkflowEventSchema = z.discriminatedUnion("type", [
   RunAcceptedSchema,
   WorkflowStartedSchema,
   WorkflowResumedSchema,
+  WorkflowHandedOverSchema,
   WorkflowSuspendedSchema,
   WorkflowCompletedSchema,
   WorkflowFailedSchema,
@@ -344,6 +387,7 @@ export const WorkflowEventSchema = z.discriminatedUnion("type", [
   ToolCallStartedSchema,
   ToolCallArgsSchema,
   ToolCallEndedSchema,
+  StreamWithdrawnSchema,
   TerminalOutputSchema,
   ArtifactWrittenSchema,
   ActivitySnapshotSchema,
@@ -364,6 +408,7 @@ export const STREAM_EVENT_TYPES = [
   "toolcall.started",
   "toolcall.args",
   "toolcall.ended",
+  "stream.withdrawn",
   "terminal.output",
   "activity.delta",
 ] as const satisfies readonly WorkflowEventType[];

@@ -30,3 +30,4 @@ export {
   negotiate,
   type WireFormat,
 } from "./sse.ts";
+export { isRequestId, REQUEST_ID_MAX_CHARS, RequestIdSchema } from "./request-id.ts";

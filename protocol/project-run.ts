@@ -19,6 +19,8 @@ export interface RunInput {
   tools: Tool[];
   context: Context[];
   forwardedProps?: unknown;
+  /** The request that posted the run (run.accepted), for its RUN_ERROR. */
+  requestId?: string;
   /** Upserted by id: an input of thousands of messages costs O(1) per message. */
   messages: MessageList;
 }
@@ -88,8 +90,14 @@ export function runCancelledEvent(threadId: string, s: RunScope, message: string
   return runErrorEvent(s, message, "CANCELLED");
 }
 
+/**
+ * RUN_ERROR. The request that posted the run goes in `metadata.requestId`: both 1.0's and
+ * 0.0.59's schemas accept an object there on every event (and protobuf carries it in BaseEvent),
+ * so what a user reports names what an operator greps for. Rejected: appending it to `message`
+ * (read by people, and shown to them) and `rawEvent` (the upstream's event, in AG-UI's terms).
+ */
 export function runErrorEvent(s: RunScope, message: string, code: string): AGUIEvent {
-  return { type: EventType.RUN_ERROR, message, code, ...usageOf(s) };
+  return { type: EventType.RUN_ERROR, message, code, ...usageOf(s), ...(s.requestId !== undefined && { metadata: { requestId: s.requestId } }) };
 }
 
 /** Form 2 of an interrupt: a tool call, id = interrupt id, on the message of the call it is about. */

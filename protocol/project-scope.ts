@@ -19,10 +19,14 @@ export class RunScope {
   /** The names in `steps`, so that opening a step does not scan every open one. */
   private readonly stepNames = new Set<string>();
 
-  /** `level`: the forms this run's frames take for the stream's reader (protocol/versions.ts). */
+  /**
+   * `level`: the forms this run's frames take for the stream's reader (protocol/versions.ts);
+   * `requestId`: the request that posted the run, which its RUN_ERROR names.
+   */
   constructor(
     readonly runId: string,
     readonly level: ProtocolLevel = "legacy",
+    readonly requestId?: string,
   ) {}
 
   openText(messageId: string, out: AGUIEvent[], role: TextMessageRole = "assistant"): boolean {
@@ -97,12 +101,13 @@ export class RunScope {
   /**
    * Closes everything, innermost first (tool calls, text, reasoning, then steps), in the order each
    * was opened. Used before a terminal frame and on recovery, when the worker that streamed them
-   * is gone and nothing will close them otherwise.
+   * is gone and nothing will close them otherwise. `keep`: messages a recovered run goes on
+   * streaming (workflow.resumed `continues`), left open.
    */
-  closeAll(out: AGUIEvent[]): void {
+  closeAll(out: AGUIEvent[], keep: ReadonlySet<string> = new Set()): void {
     for (const id of [...this.toolCalls]) this.closeToolCall(id, out);
-    for (const id of [...this.text]) this.closeText(id, out);
-    for (const id of [...this.reasoning]) this.closeReasoning(id, out);
+    for (const id of [...this.text]) if (!keep.has(id)) this.closeText(id, out);
+    for (const id of [...this.reasoning]) if (!keep.has(id)) this.closeReasoning(id, out);
     for (const taskId of [...this.steps.keys()]) this.closeStep(taskId, out);
   }
 }

@@ -25,7 +25,11 @@ export function isRunPart(e: WorkflowEvent): e is RunPartEvent {
   return runPartTypes.has(e.type);
 }
 
-export function projectRunPart(e: RunPartEvent, s: RunScope | undefined, shown: Shown, out: AGUIEvent[]): void {
+/**
+ * `resync`: the MESSAGES_SNAPSHOT of the durable conversation, which replaces a client's view
+ * when streamed messages are withdrawn (the Projector holds the conversation).
+ */
+export function projectRunPart(e: RunPartEvent, s: RunScope | undefined, shown: Shown, out: AGUIEvent[], resync: (s: RunScope) => AGUIEvent): void {
   if (!s) return;
   switch (e.type) {
     case "text.started":
@@ -56,6 +60,14 @@ export function projectRunPart(e: RunPartEvent, s: RunScope | undefined, shown: 
       break;
     case "toolcall.ended":
       s.closeToolCall(e.data.toolCallId, out);
+      break;
+    case "stream.withdrawn":
+      // Closed if still open, then dropped by every client: the durable conversation lacks them.
+      for (const id of e.data.messageIds) {
+        s.closeText(id, out);
+        s.closeReasoning(id, out);
+      }
+      out.push(resync(s));
       break;
     case "task.created":
       s.openStep(e.data.taskId, e.data.name, out);

@@ -8,7 +8,10 @@
  * - run.accepted, message.appended{source:"input"}: collected as the run's input, sent only in
  *   RUN_STARTED.input (both client versions accept it and add the message ids they lack).
  * - workflow.started: RUN_STARTED{input} + STATE_SNAPSHOT of the thread's state (`{}` if never set).
- * - workflow.resumed (recovery): closes whatever the dead worker left open; the run goes on.
+ * - workflow.resumed (recovery, hand-off): closes whatever the stopped worker left open, but the
+ *   messages it `continues`, and supersedes what it closed; the run goes on.
+ * - workflow.handed_over: nothing (the run goes on on another instance).
+ * - stream.withdrawn: closes those messages if open and sends MESSAGES_SNAPSHOT without them.
  * - text.* / reasoning.* / toolcall.*: START / CONTENT|ARGS / END; a reasoning message also opens
  *   and closes a reasoning span with the same id.
  * - task.created / completed / failed: STEP_STARTED / STEP_FINISHED, step name = task name.
@@ -34,7 +37,8 @@
  *   (START/ARGS/END, no result) and no outcome: the form CopilotKit's human-in-the-loop hooks
  *   render (protocol/interrupts.ts says why never both). interrupt.resolved: nothing (the
  *   answer reached the server in the next run's input).
- * - workflow.failed: RUN_ERROR{message, code}. workflow.cancelled: RUN_ERROR{code:"CANCELLED"},
+ * - workflow.failed: RUN_ERROR{message, code} (every RUN_ERROR of a run posted through HTTP also
+ *   carries `metadata.requestId`, kept by its run.accepted). workflow.cancelled: RUN_ERROR{code:"CANCELLED"},
  *   or in a 1.0 run RUN_FINISHED{outcome:{type:"cancelled"}}.
  * A run's forms (legacy or 1.0) are decided once, when it opens, from what its poster declared
  * and what the reader of this projection declared (the constructor's `reader`).
@@ -158,7 +162,7 @@ export class Projector {
     const runId = runIdOf(e) ?? e.runId ?? undefined;
     const s = this.active(runId);
     if (isRunPart(e)) {
-      projectRunPart(e, s, this.shown, out);
+      projectRunPart(e, s, this.shown, out, (sc) => this.messagesSnapshot(sc));
       return;
     }
     switch (e.type) {
@@ -205,6 +209,7 @@ export class Projector {
         break;
       case "thread.created":
       case "workflow.cancelling":
+      case "workflow.handed_over":
       case "signal.received":
         break;
     }
@@ -217,13 +222,14 @@ export class Projector {
         this.enter(e.data.runId, out)?.closeAll(out);
         break;
       case "workflow.resumed": {
-        // The dead worker's half-streamed message is closed, then superseded: a snapshot of the
-        // durable conversation (which never had it) makes every client drop it, so what a live
-        // client shows equals what a reload shows. Rejected: leaving the fragment in place (the
-        // clients' view and the server's would differ until a reload) or continuing it (the LLM
-        // request is re-issued from the start, so its text would repeat).
+        // What the stopped worker left open is closed, then superseded: a snapshot of the durable
+        // conversation (which never had it) makes every client drop it, so what a live client
+        // shows equals what a reload shows. Rejected: leaving the fragment in place (the clients'
+        // view and the server's would differ until a reload). The half-streamed answer the new
+        // worker `continues` stays open: its re-issued request streams only the words past what
+        // clients already have, or withdraws it (stream.withdrawn) if the model answers otherwise.
         const scope = this.enter(e.data.runId, out);
-        if (scope) this.closeAndResync(scope, out);
+        if (scope) this.closeAndResync(scope, out, new Set(e.data.continues));
         break;
       }
       case "workflow.suspended":
@@ -248,7 +254,7 @@ export class Projector {
   }
 
   private onAccepted(data: EventOf<"run.accepted">["data"]): void {
-    const { runId, parentRunId, protocolVersion, tools, context, forwardedProps } = data;
+    const { runId, parentRunId, protocolVersion, tools, context, forwardedProps, requestId } = data;
     const known = this.inputs.get(runId);
     const messages = known?.messages ?? new MessageList();
     this.inputs.set(runId, {
@@ -257,6 +263,7 @@ export class Projector {
       messages,
       ...(parentRunId !== undefined && { parentRunId }),
       ...(protocolVersion !== undefined && { protocolVersion }),
+      ...(requestId !== undefined && { requestId }),
       forwardedProps,
     });
     this.lastAccepted = runId;
@@ -320,7 +327,7 @@ export class Projector {
       );
     }
     const input = this.inputs.get(runId);
-    const scope = new RunScope(runId, runLevel(input?.protocolVersion, this.reader));
+    const scope = new RunScope(runId, runLevel(input?.protocolVersion, this.reader), input?.requestId);
     this.scope = scope;
     this.started.add(runId);
     out.push(runStartedEvent(this.threadId!, scope, input, this.state));
@@ -349,11 +356,15 @@ export class Projector {
    * parts the durable conversation lacks, and a MESSAGES_SNAPSHOT of that conversation replaces
    * the clients' view with it.
    */
-  private closeAndResync(s: RunScope, out: AGUIEvent[]): void {
+  private closeAndResync(s: RunScope, out: AGUIEvent[], keep?: ReadonlySet<string>): void {
     const before = out.length;
-    s.closeAll(out);
+    s.closeAll(out, keep);
     const closedPartial = out.slice(before).some((ev) => ev.type !== EventType.STEP_FINISHED);
-    if (closedPartial) out.push(this.messagesSnapshot(s));
+    if (!closedPartial) return;
+    // The snapshot drops the kept messages from every client too: they cannot stay open. (The
+    // engine continues a cut answer only when nothing else of it was open.)
+    if (keep?.size) s.closeAll(out);
+    out.push(this.messagesSnapshot(s));
   }
 
   /** The durable conversation in the run's forms, with the answered HITL questions a client of form 2 holds. */

@@ -4,13 +4,13 @@
  * they carried is in the durable message.appended that follows them. This is what a page reload,
  * the REST thread view and the engine (to rebuild the LLM's history) read.
  *
- * The lifecycle's key rule holds here: a tool call without a result is "running" only while the thread
- * is PENDING, RUNNING or CANCELLING. Once it is WAITING or terminal nothing runs, so every call is
- * "complete", or "failed" if its task failed. Rejected: deriving a call's status from the stream
+ * Each tool call's status is what the log says became of it (protocol/tool-status.ts): awaiting an
+ * approval or an answer, running (only while the thread is active: the lifecycle's key rule),
+ * complete, failed, cancelled or never run. Rejected: deriving a call's status from the stream
  * (toolcall.started without a result), which shows a call interrupted by a crash or a cancel as
  * "Running" forever after a reload.
  */
-import { EventType, type ContentPart, type Message, type TokenUsage } from "@ag-ui/core";
+import { EventType, type Message, type TokenUsage } from "@ag-ui/core";
 import type { BranchInfo, Checkpoint, FoldState } from "./checkpoint.ts";
 import { isStreamEvent, type StoredEvent } from "./events.ts";
 import { wantsInterruptTool, withInterrupts, type InterruptRecord, type InterruptRequest } from "./interrupts.ts";
@@ -19,16 +19,10 @@ import { SPOKEN_PROTOCOL_VERSION, type ProtocolLevel } from "./versions.ts";
 import { MessageList } from "./message-list.ts";
 import { applyStatePatch } from "./state.ts";
 import { wireRunId } from "./run-ids.ts";
-import { endsRun, isActive, statusAfter, type ThreadStatus } from "./lifecycle.ts";
+import { endsRun, statusAfter, type ThreadStatus } from "./lifecycle.ts";
+import { ToolLedger, type ToolCallStatus } from "./tool-status.ts";
 
-export type ToolCallState = "running" | "complete" | "failed";
-
-export interface ToolCallStatus {
-  name: string;
-  status: ToolCallState;
-  /** The tool message's content, when a result was appended. */
-  result?: string | ContentPart[];
-}
+export type { ToolCallState, ToolCallStatus } from "./tool-status.ts";
 
 export interface ThreadSnapshot {
   threadId?: string;
@@ -70,6 +64,7 @@ export class Reconstructor {
   readonly #usage: TokenUsage[] = [];
   readonly #taskToolCall = new Map<string, string>();
   readonly #failedCalls = new Set<string>();
+  #ledger = new ToolLedger();
   readonly #interrupts = new Map<string, InterruptRecord>();
   readonly #branches: BranchInfo[] = [];
   /** The run accepted last, if its client offered the HITL tool (its interrupts go out as form 2). */
@@ -96,6 +91,7 @@ export class Reconstructor {
     r.#usage.push(...f.usage);
     for (const [task, call] of f.taskToolCalls) r.#taskToolCall.set(task, call);
     for (const call of f.failedCalls) r.#failedCalls.add(call);
+    r.#ledger = ToolLedger.from(f.toolLedger, f.failedCalls);
     for (const rec of f.interrupts ?? []) r.#interrupts.set(rec.request.interruptId, rec);
     r.#branches.push(...(f.branches ?? []));
     r.#branch = f.branch;
@@ -119,6 +115,7 @@ export class Reconstructor {
       usage: [...this.#usage],
       taskToolCalls: [...this.#taskToolCall],
       failedCalls: [...this.#failedCalls],
+      toolLedger: this.#ledger.toState(),
       ...(this.#interrupts.size > 0 && { interrupts: [...this.#interrupts.values()] }),
       ...(this.#branch !== undefined && { branch: this.#branch, branches: [...this.#branches] }),
       ...(this.#lastEndedRunId !== undefined && { lastEndedRunId: this.#lastEndedRunId }),
@@ -134,6 +131,7 @@ export class Reconstructor {
     this.#lastAt = e.at;
     if (isStreamEvent(e)) return;
     this.#status = statusAfter(e) ?? this.#status;
+    this.#ledger.push(e);
     switch (e.type) {
       case "run.accepted":
         this.#activeRunId = e.data.runId;
@@ -163,16 +161,25 @@ export class Reconstructor {
         this.#fork(e);
         break;
       case "task.created":
-        if (e.data.toolCallId) this.#taskToolCall.set(e.data.taskId, e.data.toolCallId);
+        if (e.data.toolCallId) {
+          this.#taskToolCall.set(e.data.taskId, e.data.toolCallId);
+          this.#ledger.touch(e.data.toolCallId, e.data.runId, true);
+        }
         break;
       case "task.completed": {
         const call = this.#taskToolCall.get(e.data.taskId);
-        if (call) this.#failedCalls.delete(call); // a retry that succeeded
+        if (call) {
+          this.#failedCalls.delete(call); // a retry that succeeded
+          this.#ledger.taskCompleted(call);
+        }
         break;
       }
       case "task.failed": {
         const call = this.#taskToolCall.get(e.data.taskId);
-        if (call) this.#failedCalls.add(call);
+        if (call) {
+          this.#failedCalls.add(call);
+          this.#ledger.taskFailed(call, e.data.error.code);
+        }
         break;
       }
       default:
@@ -192,6 +199,8 @@ export class Reconstructor {
       return;
     }
     const rec = this.#interrupts.get(e.data.interruptId);
+    // The run that carries the answer takes the call up (it runs it, or records the denial).
+    if (rec && !rec.resolution) this.#ledger.touch(rec.request.toolCallId, e.data.runId);
     // A new record, not a mutation: the old one may be shared with a checkpoint already taken.
     if (rec && !rec.resolution) this.#interrupts.set(e.data.interruptId, { ...rec, resolution: e.data });
   }
@@ -218,7 +227,13 @@ export class Reconstructor {
       messages,
       state: this.#state,
       usage: { total: totalOf(this.#usage), byModel: sumUsage(this.#usage) },
-      toolCalls: toolCallsOf(messages, this.#failedCalls, status),
+      toolCalls: this.#ledger.statuses({
+        messages,
+        interrupts: this.#interrupts,
+        status,
+        activeRunId: this.#activeRunId,
+        lastEndedRunId: this.#lastEndedRunId,
+      }),
       pendingInterrupts: [...this.#interrupts.values()].filter((r) => !r.resolution).map((r) => r.request),
       ...(this.#branch !== undefined && { branch: this.#branch, branches: [...this.#branches] }),
       ...(this.#lastEndedRunId !== undefined && { lastEndedRunId: this.#lastEndedRunId }),
@@ -237,29 +252,6 @@ export function reconstruct(events: Iterable<StoredEvent>, opts: ReconstructOpti
     fold.push(e);
   }
   return fold.snapshot({ status: opts.status });
-}
-
-function toolCallsOf(
-  messages: readonly Message[],
-  failed: ReadonlySet<string>,
-  status: ThreadStatus | null,
-): Record<string, ToolCallStatus> {
-  const results = new Map<string, { content: string | ContentPart[]; error: boolean }>();
-  for (const m of messages) {
-    if (m.role === "tool") results.set(m.toolCallId, { content: m.content, error: m.error !== undefined });
-  }
-  const running = status !== null && isActive(status);
-  const calls: Record<string, ToolCallStatus> = {};
-  for (const m of messages) {
-    if (m.role !== "assistant") continue;
-    for (const call of m.toolCalls ?? []) {
-      const result = results.get(call.id);
-      const didFail = failed.has(call.id) || result?.error === true;
-      const state: ToolCallState = didFail ? "failed" : result || !running ? "complete" : "running";
-      calls[call.id] = { name: call.function.name, status: state, ...(result && { result: result.content }) };
-    }
-  }
-  return calls;
 }
 
 const COUNTS = [

@@ -5,7 +5,7 @@
  * double-texting policy: reject (409), enqueue, or interrupt the active run.
  */
 import type { Message, RunAgentInput } from "@ag-ui/core";
-import { type ForkPlan, keptBy, MAIN_BRANCH, planFork } from "../../protocol/branches.ts";
+import { type ForkPlan, isStaleCopy, keptBy, MAIN_BRANCH, planFork } from "../../protocol/branches.ts";
 import type { Checkpoint } from "../../protocol/checkpoint.ts";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import type { ProjectionSeed } from "../../protocol/project.ts";
@@ -16,9 +16,10 @@ import { AdmissionRefusedError, ThreadNotFoundError, ThreadNotOwnedError } from 
 import { DEFAULT_TENANT } from "../tenant.ts";
 import type { ThreadRow } from "../store/types.ts";
 import type { EngineCore } from "./engine-core.ts";
-import { RunIdReusedError, ThreadAgentMismatchError, ThreadBusyError } from "./errors.ts";
+import { RunIdReusedError, StaleHistoryError, ThreadAgentMismatchError, ThreadBusyError } from "./errors.ts";
 import { assertInterruptOrder, mayAnswerInterrupts } from "../../protocol/lifecycle.ts";
 import type { InterruptRecord } from "../../protocol/interrupts.ts";
+import { isRequestId } from "../../protocol/request-id.ts";
 import { admissionOf, admissionRunId, wireRunId } from "../../protocol/run-ids.ts";
 import { assertResumable, planResume } from "./resume.ts";
 import { mergeState, newMessagesOf } from "./run-input.ts";
@@ -38,6 +39,16 @@ export interface StartRunOptions {
    * (ThreadNotOwnedError, nothing written). Default: the default tenant.
    */
   tenantId?: string;
+  /**
+   * The client branches off on purpose: a history that drops the newest messages and adds a user
+   * message forks the thread instead of being refused as a stale copy (STALE_HISTORY).
+   */
+  fork?: boolean;
+  /**
+   * The HTTP request that posts the run (protocol/request-id.ts): kept in its run.accepted, so
+   * the run's log lines and its RUN_ERROR name it wherever the run ends.
+   */
+  requestId?: string;
 }
 
 export interface StartedRun {
@@ -85,7 +96,7 @@ export async function startRun(
     try {
       // A thread row with no events yet was only just created (or its first run never began).
       if (thread && isActive(thread.status) && thread.lastSeq > 0) return await busy(core, thread, agent, input, opts);
-      return await begin(core, agent, input, thread, tenantId, view.checkpoint, true, reuse);
+      return await begin(core, agent, input, { thread, tenantId, requestId: opts.requestId }, view.checkpoint, opts.fork ? "deliberate" : "unless-stale", reuse);
     } catch (err) {
       // Refused admission; or the thread was deleted under an enqueue: look again.
       if (!(err instanceof AdmissionRefusedError) && !(err instanceof ThreadNotFoundError)) throw err;
@@ -135,7 +146,8 @@ export async function drainQueue(core: EngineCore, threadId: string): Promise<vo
       }
       try {
         // No fork from a queued run: its history was sent before the answers it waited behind.
-        await begin(core, agent, next.input as RunAgentInput, thread, thread.tenantId, undefined, false);
+        const { input, requestId } = queuedInputOf(next.input);
+        await begin(core, agent, input, { thread, tenantId: thread.tenantId, requestId }, undefined, "never");
         return;
       } catch (err) {
         if (!(err instanceof AdmissionRefusedError)) throw err;
@@ -155,9 +167,10 @@ async function busy(
 ): Promise<StartedRun> {
   const policy = opts.doubleTexting ?? agent.doubleTexting;
   if (policy === "reject") throw new ThreadBusyError(thread.threadId, thread.activeRunId, thread.status);
-  if (!(await core.store.enqueueRun(thread.threadId, input.runId, input))) {
+  if (!(await core.store.enqueueRun(thread.threadId, input.runId, queuedInput(input, opts.requestId)))) {
     throw new RunIdReusedError(thread.threadId, input.runId);
   }
+  core.observer.runQueued({ threadId: thread.threadId, runId: input.runId, tenantId: thread.tenantId, agentId: agent.id, ...(opts.requestId !== undefined && { requestId: opts.requestId }) });
   if (policy === "interrupt" && thread.activeRunId) {
     await core.store.append(thread.threadId, [
       { type: "signal.received", data: { runId: thread.activeRunId, signal: "steer", payload: { runId: input.runId } } },
@@ -175,12 +188,15 @@ async function begin(
   core: EngineCore,
   agent: AgentDefinition,
   input: RunAgentInput,
-  thread: ThreadRow | null,
-  tenantId: string,
+  /** `thread` as read (null when new), the caller's tenant, the request that posts the run */
+  { thread, tenantId, requestId }: { thread: ThreadRow | null; tenantId: string; requestId: string | undefined },
   /** read with `thread` (null: none), or undefined to read it now */
   checkpoint: Checkpoint | null | undefined,
-  /** whether a history that leaves the current branch forks it (protocol/branches.ts) */
-  mayFork: boolean,
+  /**
+   * whether a history that leaves the current branch forks it (protocol/branches.ts): always
+   * ("deliberate"), unless it is a stale copy of the branch (refused, STALE_HISTORY), or never
+   */
+  forking: "deliberate" | "unless-stale" | "never",
   /** whether the thread has a run of `input.runId` already (allowed only by mayResumeOwnRun and resumedRunId) */
   reuse = false,
 ): Promise<StartedRun> {
@@ -191,14 +207,17 @@ async function begin(
   const snapshot = fold.snapshot();
   const runId = reuse ? resumedRunId(threadId, input, snapshot.lastEndedRunId, fold.interrupts()) : input.runId;
   // A history that leaves the current branch forks it: the run starts from what the fork keeps.
-  const fork = mayFork && !isNew ? planFork(snapshot.messages, input.messages) : null;
+  const fork = forking !== "never" && !isNew ? planFork(snapshot.messages, input.messages) : null;
+  if (fork && forking === "unless-stale" && isStaleCopy(fork, snapshot.messages, input.messages)) {
+    throw new StaleHistoryError(threadId, snapshot.messages.at(-1)?.id ?? null, snapshot.branch ?? MAIN_BRANCH);
+  }
   const base = fork ? keptBy(snapshot.messages, fork.keepThrough) : snapshot.messages;
   // Answers to pending interrupts leave the messages and become interrupt.resolved (resume.ts).
   const tools = (name: string) => agent.tools.find((t) => t.name === name);
   const resumed = planResume({ threadId, runId, interrupts: fold.interrupts(), tools, now: Date.now() }, newMessagesOf(base, input.messages), input.resume);
   const newMessages = resumed.messages;
   const state = mergeState(snapshot.state, input.state);
-  const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, resumedEvents: resumed.events, newMessages, state });
+  const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, resumedEvents: resumed.events, newMessages, state, requestId });
   assertInterruptOrder(batch);
   const stored = await core.store.append(threadId, batch, {
     admit: { agentId: agent.id, tenantId, leaseOwner: core.leaseOwner, ttlMs: core.leaseTtlMs, expectedLastSeq },
@@ -217,6 +236,7 @@ async function begin(
     afterSeq: stored[stored.length - 1]!.seq,
     fold,
     modelRequests: 0, // a run just admitted has made none
+    ...(requestId !== undefined && { requestId }),
   });
   // A stream may start from the fold only between runs (Projector.at); an admitted thread is
   // settled, so this holds unless its log ended a run without the lifecycle noticing.
@@ -240,6 +260,7 @@ function firstEvents(
     resumedEvents: readonly WorkflowEvent[];
     newMessages: readonly Message[];
     state: unknown;
+    requestId: string | undefined;
   },
 ): WorkflowEvent[] {
   const { runId } = input;
@@ -255,6 +276,7 @@ function firstEvents(
       tools: input.tools ?? [],
       context: input.context ?? [],
       ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),
+      ...(plan.requestId !== undefined && { requestId: plan.requestId }),
     },
   });
   if (fork) {
@@ -273,4 +295,22 @@ function firstEvents(
   }
   batch.push({ type: "workflow.started", data: { runId } });
   return batch;
+}
+
+/**
+ * A queued run's row keeps the RunAgentInput as it was posted, and the request that posted it
+ * under `threadlineRequestId`, a key no RunAgentInput has: the run's first events are written
+ * when it leaves the queue, and its run.accepted should name that request, not the one that
+ * happened to end the run ahead of it. Rejected: a column of its own, a migration for a value
+ * only this path reads; an instance that predates the key ignores it.
+ */
+const QUEUED_REQUEST_ID = "threadlineRequestId";
+
+function queuedInput(input: RunAgentInput, requestId: string | undefined): unknown {
+  return requestId === undefined ? input : { ...input, [QUEUED_REQUEST_ID]: requestId };
+}
+
+function queuedInputOf(stored: unknown): { input: RunAgentInput; requestId: string | undefined } {
+  const { [QUEUED_REQUEST_ID]: requestId, ...input } = stored as RunAgentInput & { [QUEUED_REQUEST_ID]?: unknown };
+  return { input, requestId: isRequestId(requestId) ? requestId : undefined };
 }

@@ -7,6 +7,8 @@ import { ThreadNotFoundError } from "../store/errors.ts";
 import type { ThreadRow } from "../store/types.ts";
 import { drainQueue } from "./admission.ts";
 import type { EngineCore } from "./engine-core.ts";
+import type { RunFacts } from "./observer.ts";
+import { instantEnd, reportRunEnd } from "./run-end.ts";
 
 /** Asks the thread's active run to stop; returns the thread as it is afterwards (null: gone). */
 export async function cancelRun(core: EngineCore, threadId: string, reason: string): Promise<ThreadRow | null> {
@@ -30,21 +32,27 @@ export async function cancelRun(core: EngineCore, threadId: string, reason: stri
   return store.getThread(threadId);
 }
 
-/** Called holding the lease of a CANCELLING thread that nobody executes. */
-export async function settleCancelled(core: EngineCore, threadId: string): Promise<void> {
+/**
+ * Called holding the lease of a CANCELLING thread that nobody executes. Returns the run it
+ * ended, or undefined when there was none to end.
+ */
+export async function settleCancelled(core: EngineCore, threadId: string): Promise<RunFacts | undefined> {
   const { store } = core;
-  let settled = false;
+  let settled: RunFacts | undefined;
   try {
     const thread = await store.getThread(threadId);
     if (thread?.status === "CANCELLING" && thread.activeRunId) {
       // Its commit frees the lease; releasing afterwards could strip a run started since.
+      const runId = thread.activeRunId;
       await store.append(threadId, [
-        { type: "workflow.cancelled", data: { runId: thread.activeRunId, reason: "cancelled by the user" } },
+        { type: "workflow.cancelled", data: { runId, reason: "cancelled by the user" } },
       ], { leaseOwner: core.leaseOwner });
-      settled = true;
+      settled = { threadId, runId, tenantId: thread.tenantId, agentId: thread.agentId };
+      reportRunEnd(core.logger.child({ threadId, runId }), core.observer, settled, instantEnd("cancelled"));
     }
   } finally {
     if (!settled) await store.releaseLease(threadId, core.leaseOwner);
   }
   void drainQueue(core, threadId);
+  return settled;
 }

@@ -17,9 +17,11 @@ import { cancelRun } from "./cancellation.ts";
 import type { Model, ModelFactory } from "../models/model.ts";
 import type { EngineCore } from "./engine-core.ts";
 import { startEngineTimers, type EngineTimers } from "./engine-timers.ts";
+import type { OnHandOff } from "./handoff.ts";
 import { sweep } from "./recovery.ts";
 import { RunExecutor } from "./run-executor.ts";
 import { EngineClosingError } from "./errors.ts";
+import { NO_OBSERVER, type EngineObserver } from "./observer.ts";
 
 export type { StartedRun, StartRunOptions } from "./admission.ts";
 export { sweepIntervalMs } from "./engine-timers.ts";
@@ -32,6 +34,10 @@ export interface EngineOptions {
   /** This process's name in lease rows; random per process by default. */
   leaseOwner?: string;
   leaseTtlMs?: number;
+  /** Called for each run this instance hands over ("out") or continues after a hand-off ("in"): the metrics. */
+  onHandOff?: OnHandOff;
+  /** Told of every run's execution, end, queueing and recovery (metrics, traces); default: nobody. */
+  observer?: EngineObserver;
 }
 
 /** How long close() waits for the runs it stopped before it frees their leases anyway. */
@@ -47,33 +53,45 @@ export class Engine {
   /** Set by drain(): no run starts here any more, no expired lease is claimed; local runs go on. */
   #draining = false;
   #closed = false;
+  /**
+   * Whether this engine may hold a lease: it started (its sweep claims), or a run was started on
+   * it. One that never did has none to free at close, and does not wait on a database that may be
+   * the very reason its start failed.
+   */
+  #mayHoldLeases = false;
 
   constructor(opts: EngineOptions) {
     this.leaseOwner = opts.leaseOwner ?? `threadline-${randomUUID().slice(0, 8)}`;
     this.#models = opts.models;
     this.leaseTtlMs = opts.leaseTtlMs ?? 15_000;
     const logger = opts.logger.child({ instance: this.leaseOwner });
+    const observer = opts.observer ?? NO_OBSERVER;
     this.#executor = new RunExecutor({
       store: opts.store,
       models: opts.models,
       logger,
+      observer,
       leaseOwner: this.leaseOwner,
       leaseTtlMs: this.leaseTtlMs,
       onSettled: (threadId) => drainQueue(this.#core, threadId),
+      onHandOff: opts.onHandOff,
     });
     this.#core = {
       store: opts.store,
       agents: opts.agents,
       logger,
       executor: this.#executor,
+      observer,
       leaseOwner: this.leaseOwner,
       leaseTtlMs: this.leaseTtlMs,
+      onHandOff: opts.onHandOff,
       closed: () => this.#draining || this.#closed,
     };
   }
 
   /** Starts the lease heartbeat and the recovery sweeper, and recovers what was left behind. */
   async start(): Promise<void> {
+    this.#mayHoldLeases = true;
     this.#timers = startEngineTimers({
       leaseTtlMs: this.leaseTtlMs,
       heartbeat: () => this.#executor.heartbeat(this.leaseTtlMs),
@@ -99,16 +117,19 @@ export class Engine {
 
     startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {
     if (this.#draining || this.#closed) return Promise.reject(new EngineClosingError());
+    this.#mayHoldLeases = true;
     return startRun(this.#core, agent, input, opts);
   }
 
   /** Asks the thread's active run to stop, from any instance: the log carries the request. */
   cancel(threadId: string, reason = "cancelled by the user"): Promise<ThreadRow | null> {
+    this.#mayHoldLeases = true; // a cancel takes the lease of a run nobody executes
     return cancelRun(this.#core, threadId, reason);
   }
 
   /** Claims threads whose lease expired and resumes or fails their run. */
   sweep(): Promise<void> {
+    this.#mayHoldLeases = true;
     return sweep(this.#core);
   }
 
@@ -116,13 +137,21 @@ export class Engine {
     return this.#executor.isRunningLocally(threadId);
   }
 
+  /** Runs executing here now, each under a lease this instance holds and heartbeats. */
+  get leasesHeld(): number {
+    return this.#executor.size;
+  }
+
   /**
    * The first step of a graceful close: new runs are refused (EngineClosingError, a 503), no
-   * queued run or expired lease is taken up here, and the runs executing here go on, their
-   * leases still heartbeaten. Resolves once they have all settled, or when `signal` aborts.
+   * queued run or expired lease is taken up here, and each run executing here finishes the step
+   * in flight, its lease still heartbeaten, then either ends here (that was its last step) or is
+   * handed over before its next one (handoff.ts). Resolves once they have all settled or been
+   * handed over, or when `signal` aborts (close() then cuts the steps still in flight).
    */
   async drain(signal?: AbortSignal): Promise<void> {
     this.#draining = true;
+    this.#executor.handOverAtNextStep();
     const idle = this.#executor.idle();
     if (!signal) return idle;
     await Promise.race([idle, abortOf(signal)]);
@@ -130,8 +159,9 @@ export class Engine {
 
   /**
    * Stops timers and the runs still executing here (an LLM request is aborted, a tool sees its
-   * signal), waits for them at most `graceMs`, then frees every lease this instance holds in
-   * one statement, so another instance's next sweep resumes those runs from the log at once.
+   * signal), which hand themselves over (a cut step: the next instance redoes it), waits for them
+   * at most `graceMs`, then frees every lease this instance still holds in one statement, so
+   * another instance's next sweep resumes those runs from the log at once.
    * Rejected: waiting for the stopped runs without a bound, which a tool that ignores its
    * signal would turn into a close that never ends. A run still going after `graceMs` can no
    * longer write: its appends are fenced by the lease it no longer has.
@@ -140,6 +170,7 @@ export class Engine {
     this.#closed = true;
     this.#timers?.stop();
     await Promise.race([this.#executor.shutdown(), abortOf(AbortSignal.timeout(graceMs))]);
+    if (!this.#mayHoldLeases) return;
     try {
       const released = await this.#core.store.releaseAllLeases(this.leaseOwner);
       if (released.length > 0) this.#core.logger.info({ threads: released }, "released this instance's leases: other instances resume these runs");

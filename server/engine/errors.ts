@@ -22,6 +22,29 @@ export class ThreadBusyError extends ConflictError {
   }
 }
 
+/**
+ * 409: the run's history is a stale copy of the thread (protocol/branches.ts isStaleCopy): it
+ * lacks what the thread has after `headMessageId`'s predecessors and adds a new user message.
+ */
+export class StaleHistoryError extends ConflictError {
+  override readonly name = "StaleHistoryError";
+  constructor(
+    readonly threadId: string,
+    readonly headMessageId: string | null,
+    readonly branch: string,
+  ) {
+    super(
+      "STALE_HISTORY",
+      (api) =>
+        `Thread ${threadId} has moved on since this history was read: it now ends at message ${headMessageId ?? "(none)"}, ` +
+        `which this run's messages leave out. Nothing was written. Read the thread again (GET ${api}/threads/${threadId}, ` +
+        `or connect) and send the new message after its last one; to branch off on purpose, send the run with ` +
+        `"forwardedProps": {"threadline": {"fork": true}}.`,
+      { threadId, headMessageId, branch },
+    );
+  }
+}
+
 export class ThreadAgentMismatchError extends ConflictError {
   override readonly name = "ThreadAgentMismatchError";
   constructor(
@@ -85,10 +108,12 @@ export class RunFailure extends Error {
 /**
  * Why a run stopped before its end. Only "cancelled" ends it; the others leave it to recovery,
  * which resumes it from the log: "lease_lost" (another instance took it over, or may have),
- * "shutdown" (this process is stopping), "store_lost" (the database stopped answering, or a
- * commit's outcome is unknown: the log, read again, says what was written).
+ * "handoff" (this process is draining: the run stopped between two steps, to be handed over),
+ * "shutdown" (this process is stopping: the drain ended with a step still in flight),
+ * "store_lost" (the database stopped answering, or a commit's outcome is unknown: the log, read
+ * again, says what was written).
  */
-export type AbortReason = "cancelled" | "lease_lost" | "shutdown" | "store_lost";
+export type AbortReason = "cancelled" | "lease_lost" | "handoff" | "shutdown" | "store_lost";
 
 /** True when the run is not over: whoever holds the lease next resumes it from the log. */
 export function resumesLater(reason: AbortReason): boolean {

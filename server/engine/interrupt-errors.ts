@@ -63,11 +63,18 @@ export class InterruptAlreadyResolvedError extends ConflictError {
   }
 }
 
-/** 400: the answer itself is malformed (an approval without `approved`, an id named twice). */
+/**
+ * 400: the answer itself is malformed (an approval without `approved`, a payload that does not fit
+ * the interrupt's responseSchema, an id named twice); `interruptId` names the one it answers.
+ */
 export class InvalidResumeError extends InvalidRequestError {
   override readonly name = "InvalidResumeError";
-  constructor(message: string, issues: Issue[]) {
-    super("INVALID_RESUME", message, issues);
+  constructor(
+    message: string,
+    issues: Issue[],
+    readonly interruptId?: string,
+  ) {
+    super("INVALID_RESUME", message, issues, 400, interruptId === undefined ? {} : { interruptId });
   }
 }
 

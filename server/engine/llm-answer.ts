@@ -6,6 +6,7 @@
  */
 import type { AssistantMessage, Message, ReasoningMessage, ToolCall } from "@ag-ui/core";
 import type { ModelPart } from "../models/model.ts";
+import type { CutAnswer } from "./cut-answer.ts";
 import type { RunContext } from "./run-context.ts";
 import { ToolCallPrediction } from "./tool-call-prediction.ts";
 
@@ -30,9 +31,11 @@ function usedToolCallIds(messages: readonly Message[]): Set<string> {
 }
 
 export class LlmAnswer {
-  readonly messageId: string;
+  /** The answer's text message, and the parent of its tool calls. */
+  messageId: string;
   #text = "";
-  #textOpen = false;
+  /** none: no text.started yet; open: streaming; ended: its end was streamed (a resumed cut answer). */
+  #textSpan: "none" | "open" | "ended" = "none";
   #reasoning: { id: string; content: string; open: boolean } | undefined;
   /** The adapter's opaque reasoning data of this request, in order (ModelPart providerData). */
   readonly #reasoningDetails: unknown[] = [];
@@ -76,6 +79,20 @@ export class LlmAnswer {
       case "tool-call-end":
       case "finish":
         return;
+    }
+  }
+
+  /**
+   * Goes on in the messages a cut request streamed (answer-echo.ts decided the model answers the
+   * same): their ids, the words clients have of them, whether their end was streamed. Nothing is
+   * emitted for them; the next deltas add to them.
+   */
+  resume(cut: CutAnswer): void {
+    if (cut.reasoning) this.#reasoning = { id: cut.reasoning.messageId, content: cut.reasoning.content, open: !cut.reasoning.ended };
+    if (cut.text) {
+      this.messageId = cut.text.messageId;
+      this.#text = cut.text.content;
+      this.#textSpan = cut.text.ended ? "ended" : "open";
     }
   }
 
@@ -151,8 +168,11 @@ export class LlmAnswer {
   #textDelta(delta: string): void {
     const { runId, writer } = this.ctx;
     this.#closeReasoning();
-    if (!this.#textOpen) {
-      this.#textOpen = true;
+    // Text after the end of a resumed message (only past a tool call the model started exactly
+    // where the cut text ended): clients closed it, so it would show nowhere. Dropped.
+    if (this.#textSpan === "ended") return;
+    if (this.#textSpan === "none") {
+      this.#textSpan = "open";
       writer.emit({ type: "text.started", data: { runId, messageId: this.messageId } });
     }
     this.#text += delta;
@@ -198,7 +218,9 @@ export class LlmAnswer {
   /** Reasoning first, then text: the order in which a model sends them. */
   #closeSpans(): void {
     this.#closeReasoning();
-    if (this.#textOpen) this.ctx.writer.emit({ type: "text.ended", data: { runId: this.ctx.runId, messageId: this.messageId } });
+    if (this.#textSpan !== "open") return;
+    this.#textSpan = "ended";
+    this.ctx.writer.emit({ type: "text.ended", data: { runId: this.ctx.runId, messageId: this.messageId } });
   }
 
   #reasoningMessage(): ReasoningMessage | undefined {

@@ -6,11 +6,13 @@
  */
 import type { Message } from "@ag-ui/core";
 import { toolJsonSchema } from "../agents/define.ts";
+import { AnswerEcho } from "./answer-echo.ts";
 import { resumesLater, RunAborted, RunFailure } from "./errors.ts";
 import { ModelError } from "../models/errors.ts";
 import { LlmAnswer } from "./llm-answer.ts";
 import { toModelMessages } from "../models/from-agui.ts";
-import type { ModelTool } from "../models/model.ts";
+import type { ModelPart, ModelTool } from "../models/model.ts";
+import { addTokens } from "./run-end.ts";
 import { storableParts } from "../models/storable-parts.ts";
 import { toStorableText } from "../store/storable-text.ts";
 import type { RunContext } from "./run-context.ts";
@@ -57,20 +59,43 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   await writer.commit({ type: "task.created", data: { runId, taskId, kind: "llm", name: `llm-request-${turn}` } });
 
   const answer = new LlmAnswer(ctx, taskId);
+  // The first request of a run taken over mid-answer is held against what clients already have.
+  const cut = ctx.cutAnswer;
+  ctx.cutAnswer = undefined;
+  const echo = cut && new AnswerEcho(cut, answer, (messageIds) => ctx.writer.emit({ type: "stream.withdrawn", data: { runId, messageIds } }));
+  const call = ctx.probe.modelCall(ctx.model.id);
   try {
-    // Every model's deltas reach the log through the one rule for text it cannot store.
-    const stream = storableParts(
-      ctx.model.stream({
-        messages: toModelMessages(ctx.messages, system),
-        tools: modelTools(ctx),
-        signal: ctx.signal,
-      }),
-    );
-    for await (const part of stream) answer.take(part);
+    await call.within(async () => {
+      // Every model's deltas reach the log through the one rule for text it cannot store.
+      const stream = storableParts(
+        ctx.model.stream({
+          messages: toModelMessages(ctx.messages, system),
+          tools: modelTools(ctx),
+          signal: ctx.signal,
+        }),
+      );
+      let first = true;
+      for await (const part of stream) {
+        if (first && isOutput(part)) {
+          first = false;
+          call.firstToken();
+        }
+        if (part.type === "usage") {
+          const tokens = { inputTokens: part.inputTokens, outputTokens: part.outputTokens, totalTokens: part.totalTokens };
+          addTokens(ctx.tokens, tokens);
+          call.usage(tokens);
+        }
+        (echo ?? answer).take(part);
+      }
+    });
   } catch (err) {
-    throw failed(ctx, taskId, answer, err);
+    const error = failed(ctx, taskId, answer, err, echo);
+    call.ended(error instanceof RunAborted ? { outcome: "aborted" } : { outcome: "error", code: error.code });
+    throw error;
   }
+  call.ended({ outcome: "ok" });
 
+  echo?.finish();
   const added = answer.complete();
   writer.emit({ type: "task.completed", data: { runId, taskId } });
   await writer.flush();
@@ -78,14 +103,21 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   return added;
 }
 
+/** What the model produced for the user (the first of it is the time to first token); usage and finish are not. */
+function isOutput(part: ModelPart): boolean {
+  return part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call-start";
+}
+
 /** The error that ends the run when the model's stream threw, after the answer's events were settled. */
-function failed(ctx: RunContext, taskId: string, answer: LlmAnswer, err: unknown): Error {
+function failed(ctx: RunContext, taskId: string, answer: LlmAnswer, err: unknown, echo: AnswerEcho | undefined): RunAborted | RunFailure {
   const reason = ctx.abortReason();
-  // Lease or store lost, or shutdown: the run resumes later and asks the model again; nothing is kept.
+  // Lease or store lost, or shutdown: the run resumes later and asks the model again; nothing is
+  // kept (the next instance continues the streamed words, cut-answer.ts).
   if (reason && resumesLater(reason)) {
     answer.abandon();
     return new RunAborted(reason);
   }
+  echo?.keepWhatClientsHave();
   answer.keepPartial();
   if (reason) return new RunAborted(reason);
   const code = err instanceof ModelError ? err.code : "LLM_ERROR";

@@ -22,6 +22,8 @@
  *    keeping the interrupt pending under a new message, which leaves a tool call without a
  *    result in the conversation the model reads next. A run that carries only answers leaves the
  *    others pending: parallel approvals can be answered one by one.
+ * A resolved answer must fit the question (interrupt-answers.ts: an approval's shape and edits, a
+ * question's responseSchema), or the run is refused (400 INVALID_RESUME, nothing written).
  * An interrupt past its expiresAt takes no answer (409 INTERRUPT_EXPIRED, nothing written) and is
  * cancelled with reason "expired" by the first run admitted after it, whatever that run carries.
  * Expiry is decided here, at admission, by the admitting instance's clock. Rejected: a timer in
@@ -30,10 +32,10 @@
  */
 import type { Message, ResumeEntry, RunAgentInput } from "@ag-ui/core";
 import type { EventOf } from "../../protocol/events.ts";
-import { answerMessageIdFor, ApprovalAnswerSchema, isExpired, type InterruptRecord } from "../../protocol/interrupts.ts";
+import { answerMessageIdFor, isExpired, type InterruptRecord } from "../../protocol/interrupts.ts";
 import { mayAnswerInterrupts } from "../../protocol/lifecycle.ts";
-import type { ToolDefinition } from "../agents/define.ts";
 import type { ThreadRow } from "../store/types.ts";
+import { checkAnswer, type ToolSchemas } from "./interrupt-answers.ts";
 import {
   InterruptAlreadyResolvedError,
   InterruptExpiredError,
@@ -69,36 +71,6 @@ function parseAnswer(content: Message["content"]): unknown {
   }
 }
 
-/** The tools of the agent by name: an approval's edits are checked against its tool's schema. */
-export type ToolSchemas = (name: string) => ToolDefinition | undefined;
-
-function checkApprovalPayload(rec: InterruptRecord, payload: unknown, path: string, tools: ToolSchemas): void {
-  if (rec.request.kind !== "approval") return;
-  const answer = ApprovalAnswerSchema.safeParse(payload);
-  if (!answer.success) {
-    throw new InvalidResumeError(
-      `Interrupt "${rec.request.interruptId}" asks for an approval: answer with {"approved": true} (optionally with ` +
-        `"editedArgs": {...}, the arguments to run with), or {"approved": false, "reason": "..."} (or status "cancelled").`,
-      answer.error.issues.map((i) => ({ path: [path, ...i.path.map(String)].join("."), message: i.message })),
-    );
-  }
-  const { approved, editedArgs } = answer.data;
-  if (editedArgs === undefined) return;
-  if (!approved) {
-    throw new InvalidResumeError(`Interrupt "${rec.request.interruptId}": "editedArgs" go with {"approved": true}; a denial runs nothing.`, [
-      { path: `${path}.editedArgs`, message: "only with approved: true" },
-    ]);
-  }
-  const tool = tools(rec.request.toolName);
-  const parsed = tool?.inputSchema.safeParse(editedArgs);
-  if (!tool || !parsed || parsed.success) return;
-  throw new InvalidResumeError(
-    `The edited arguments of ${tool.name} do not match its input schema; fix the fields listed in \`issues\` ` +
-      `(the tool's schema is in the interrupt's metadata payload shape and in GET /api/agents/<agent>).`,
-    parsed.error.issues.map((i) => ({ path: [`${path}.editedArgs`, ...i.path.map(String)].join("."), message: i.message })),
-  );
-}
-
 export interface ResumeContext {
   threadId: string;
   /** The log id of the run that carries the answers. */
@@ -121,9 +93,8 @@ export function planResume(c: ResumeContext, newMessages: Message[], resume: Res
   resume.forEach((entry, i) => {
     const { interruptId } = entry;
     if (seen.has(interruptId)) {
-      throw new InvalidResumeError(`Interrupt "${interruptId}" is answered twice in "resume"; answer it once.`, [
-        { path: `resume.${i}.interruptId`, message: "duplicate interruptId" },
-      ]);
+      const issue = { path: `resume.${i}.interruptId`, message: "duplicate interruptId" };
+      throw new InvalidResumeError(`Interrupt "${interruptId}" is answered twice in "resume"; answer it once.`, [issue], interruptId);
     }
     seen.add(interruptId);
     const rec = interrupts.get(interruptId);
@@ -131,7 +102,7 @@ export function planResume(c: ResumeContext, newMessages: Message[], resume: Res
     if (rec.resolution) throw new InterruptAlreadyResolvedError(threadId, interruptId, rec.resolution.runId, pending);
     if (entry.status === "resolved") {
       refuseIfExpired(rec);
-      checkApprovalPayload(rec, entry.payload, `resume.${i}.payload`, tools);
+      checkAnswer(rec, entry.payload, `resume.${i}.payload`, tools);
     }
     const expired = entry.status === "cancelled" && isExpired(rec.request, now);
     answered.set(interruptId, {
@@ -160,6 +131,7 @@ export function planResume(c: ResumeContext, newMessages: Message[], resume: Res
           `Tool call "${m.toolCallId}" waits for interrupt "${open.request.interruptId}": answer it in "resume" (or with the ` +
             `interrupt's own tool call); a tool message cannot be the result of a backend call that waits.`,
           [{ path: `messages[id=${m.id}].toolCallId`, message: `names a backend call that waits for "${open.request.interruptId}"` }],
+          open.request.interruptId,
         );
       }
       continue; // the client's copy of an answer (useInterrupt's toolResults): the tool writes its own result
@@ -173,7 +145,7 @@ export function planResume(c: ResumeContext, newMessages: Message[], resume: Res
     if (m.id === answerMessageIdFor(rec.request.interruptId) && isExpired(rec.request, now)) continue;
     refuseIfExpired(rec);
     const payload = parseAnswer(m.content);
-    checkApprovalPayload(rec, payload, `messages[id=${m.id}].content`, tools);
+    checkAnswer(rec, payload, `messages[id=${m.id}].content`, tools);
     answered.set(rec.request.interruptId, {
       type: "interrupt.resolved",
       data: { runId, interruptId: rec.request.interruptId, status: "resolved", payload, via: "tool_result" },

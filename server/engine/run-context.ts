@@ -3,8 +3,10 @@ import type { Context, Message, Tool } from "@ag-ui/core";
 import type { Logger } from "pino";
 import type { InterruptRecord } from "../../protocol/interrupts.ts";
 import type { AgentDefinition } from "../agents/define.ts";
+import type { CutAnswer } from "./cut-answer.ts";
 import type { AbortReason } from "./errors.ts";
 import type { Model } from "../models/model.ts";
+import type { RunProbe, TokenTotals } from "./observer.ts";
 import type { RunWriter } from "./run-writer.ts";
 
 export interface IdSource {
@@ -35,6 +37,16 @@ export interface RunContext {
   /** True once a newer message asked this run to stop after the current tool (interrupt). */
   steered(): boolean;
   /**
+   * True once this instance drains: the step in flight finishes, and the run stops before its
+   * next step, to be handed over (a step started now could be cut by the drain's end and redone).
+   */
+  handingOver(): boolean;
+  /**
+   * The answer a cut model request had streamed, when this run was taken over mid-answer: the
+   * next model request is held against it (answer-echo.ts), then it is cleared.
+   */
+  cutAnswer?: CutAnswer;
+  /**
    * Every interrupt of the thread with its answer, as the log has it (the run's fold, which the
    * run's own commits keep current): what needsApproval and ctx.interrupt() decide from.
    */
@@ -49,5 +61,10 @@ export interface RunContext {
   completion?: { result?: unknown };
   model: Model;
   ids: IdSource;
+  /** Names the thread, the run and the request that posted it. */
   logger: Logger;
+  /** The observer's probe of this run (metrics, traces): model calls and tool calls report to it. */
+  probe: RunProbe;
+  /** What the model reported this execution used (usage.recorded), summed: the run-end line says it. */
+  tokens: TokenTotals;
 }

@@ -11,7 +11,11 @@ import type { Reconstructor } from "../../protocol/reconstruct.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ModelFactory } from "../models/model.ts";
 import type { IdSource, RunContext } from "./run-context.ts";
+import type { CutAnswer } from "./cut-answer.ts";
 import type { AbortReason } from "./errors.ts";
+import { handOver, type OnHandOff } from "./handoff.ts";
+import { type EngineObserver, noTokens, type RunEndOutcome, type RunFacts, type RunProbe, type TokenTotals } from "./observer.ts";
+import { endOf, reportRunEnd } from "./run-end.ts";
 import { runLoop, type RunOutcome } from "./run-loop.ts";
 import { RunWriter } from "./run-writer.ts";
 
@@ -25,6 +29,14 @@ export type ExecuteParams = Pick<RunContext, "threadId" | "tenantId" | "runId" |
    * while the run holds the lease.
    */
   fold: Reconstructor;
+  /** The run's steps the log records as done before this executor took it up (0 for a new run). */
+  stepsDone?: number;
+  /** The answer a cut model request had streamed, to continue (recovery, cut-answer.ts). */
+  cutAnswer?: CutAnswer;
+  /** The request that posted the run (its run.accepted), named by every log line of the run. */
+  requestId?: string;
+  /** Taken over by recovery from an instance that stopped heartbeating. */
+  recovered?: boolean;
 };
 
 
@@ -33,12 +45,20 @@ interface LocalRun {
   controller: AbortController;
   reason: AbortReason | undefined;
   steered: boolean;
+  /** The run's durable steps (task.completed committed): the step a hand-off names. */
+  steps: number;
   done: Promise<void>;
   /**
    * performance.now() until which the lease is surely ours: the start of the last heartbeat
    * that kept it, plus the TTL. Past it another instance may have claimed the run.
    */
   leaseUntil: number;
+  /** The observer's view of the run; stop() reports it once, whichever way the run stops. */
+  probe: RunProbe;
+  stopped: boolean;
+  /** performance.now() when it began executing here. */
+  startedAt: number;
+  tokens: TokenTotals;
 }
 
 const ids: IdSource = {
@@ -49,17 +69,26 @@ const ids: IdSource = {
 export class RunExecutor {
   readonly #runs = new Map<string, LocalRun>();
   #beating = false;
+  /** Set when the instance drains: every run stops before its next step and is handed over. */
+  #handingOver = false;
 
   constructor(
     private readonly deps: {
       store: EventStore;
       models: ModelFactory;
       logger: Logger;
+      observer: EngineObserver;
       leaseOwner: string;
       leaseTtlMs: number;
       onSettled: (threadId: string) => void | Promise<void>;
+      onHandOff?: OnHandOff;
     },
   ) {}
+
+  /** Runs executing here now: each holds its thread's lease, which the heartbeat keeps. */
+  get size(): number {
+    return this.#runs.size;
+  }
 
   isRunningLocally(threadId: string): boolean {
     return this.#runs.has(threadId);
@@ -78,6 +107,11 @@ export class RunExecutor {
     if (run?.runId === runId) run.steered = true;
   }
 
+  /** The drain: runs finish the step in flight, then stop before the next one to be handed over. */
+  handOverAtNextStep(): void {
+    this.#handingOver = true;
+  }
+
   execute(p: ExecuteParams): void {
     const controller = new AbortController();
     const local: LocalRun = {
@@ -85,8 +119,13 @@ export class RunExecutor {
       controller,
       reason: undefined,
       steered: false,
+      steps: p.stepsDone ?? 0,
       done: Promise.resolve(),
       leaseUntil: performance.now() + this.deps.leaseTtlMs,
+      probe: this.deps.observer.runExecuting(factsOf(p), { recovered: p.recovered ?? false }),
+      stopped: false,
+      startedAt: performance.now(),
+      tokens: noTokens(),
     };
     this.#runs.set(p.threadId, local);
     local.done = this.#run(p, local)
@@ -103,9 +142,9 @@ export class RunExecutor {
    * process and every other run in it.
    */
   async #failUnowned(p: ExecuteParams, local: LocalRun, err: unknown): Promise<void> {
-    const log = this.deps.logger.child({ threadId: p.threadId, runId: p.runId });
+    const log = this.#runLogger(p);
     log.error({ err }, "run failed outside its loop; recording the failure");
-    if (!this.#leaseLive(p.threadId, local, log)) return; // whoever holds the lease settles it
+    if (!this.#leaseLive(p.threadId, local, log)) return this.#stop(local, { left: "lease_lost" }); // whoever holds the lease settles it
     const message = `The run failed on an internal error: ${err instanceof Error ? err.message : String(err)}`;
     try {
       await this.deps.store.append(p.threadId, [
@@ -113,9 +152,29 @@ export class RunExecutor {
       ], { leaseOwner: this.deps.leaseOwner });
     } catch (appendErr) {
       log.error({ err: appendErr }, "could not record the run's failure; recovery will settle it once the lease expires");
-      return;
+      return this.#stop(local, { left: "store_lost" });
     }
+    this.#ended(p, local, log, { outcome: "failed", errorCode: "INTERNAL_ERROR" });
     await this.deps.onSettled(p.threadId);
+  }
+
+  /** The probe's report, once: a run that ended and then failed to hand on its queue is not stopped twice. */
+  #stop(local: LocalRun, how: Parameters<RunProbe["stopped"]>[0]): void {
+    if (local.stopped) return;
+    local.stopped = true;
+    local.probe.stopped(how);
+  }
+
+  /** The run's terminal event committed here: the run-end line and the observer's counts. */
+  #ended(p: ExecuteParams, local: LocalRun, log: Logger, end: { outcome: RunEndOutcome; errorCode?: string }): void {
+    const full = { ...end, durationMs: performance.now() - local.startedAt, tokens: { ...local.tokens } };
+    this.#stop(local, { end: full });
+    reportRunEnd(log, this.deps.observer, factsOf(p), full);
+  }
+
+  /** The run's logger: every line names the thread, the run, and the request that posted it. */
+  #runLogger(p: ExecuteParams): Logger {
+    return this.deps.logger.child({ threadId: p.threadId, runId: p.runId, ...(p.requestId !== undefined && { requestId: p.requestId }) });
   }
 
   /**
@@ -139,12 +198,14 @@ export class RunExecutor {
     } catch (err) {
       // A missed beat is not a lost lease yet: the TTL spans three beats. (A beat that waited
       // too long for its row, lock_timeout, is one of these.)
+      this.deps.observer.heartbeatFailed();
       this.deps.logger.warn({ err }, "lease heartbeat failed");
     } finally {
       this.#beating = false;
     }
   }
 
+  /** Stops every run at once (the drain's end): a step in flight is cut and redone elsewhere. */
   async shutdown(): Promise<void> {
     for (const t of this.#runs.keys()) this.abortLocal(t, "shutdown");
     await this.idle();
@@ -155,14 +216,17 @@ export class RunExecutor {
   }
 
   async #run(p: ExecuteParams, local: LocalRun): Promise<void> {
-    const { store, logger } = this.deps;
-    const log = logger.child({ threadId: p.threadId, runId: p.runId });
+    const { store } = this.deps;
+    const log = this.#runLogger(p);
     const watcherStop = new AbortController();
     const watcher = this.#watch(p, local, watcherStop.signal, log);
     const writer = new RunWriter(store, p.threadId, this.deps.leaseOwner, {
       mayWrite: () => this.#leaseLive(p.threadId, local, log),
       onCommitted: (events) => {
-        for (const e of events) p.fold.push(e);
+        for (const e of events) {
+          p.fold.push(e);
+          if (e.type === "task.completed") local.steps++;
+        }
       },
       onStoreLost: (err) => {
         if (!local.reason) log.warn({ err }, "the event store stopped answering: the run stops and is left to recovery");
@@ -186,13 +250,17 @@ export class RunExecutor {
       signal: local.controller.signal,
       abortReason: () => local.reason,
       steered: () => local.steered,
+      handingOver: () => this.#handingOver,
+      ...(p.cutAnswer && { cutAnswer: p.cutAnswer }),
       model: this.deps.models(p.agent),
       ids,
       logger: log,
+      probe: local.probe,
+      tokens: local.tokens,
     };
     let outcome: RunOutcome;
     try {
-      outcome = await runLoop(ctx);
+      outcome = await local.probe.within(() => runLoop(ctx));
     } finally {
       watcherStop.abort();
       await watcher;
@@ -221,17 +289,29 @@ export class RunExecutor {
     } else if (outcome.reason === "cancelled") {
       terminal = { type: "workflow.cancelled", data: { runId, reason: "cancelled by the user" } };
     }
-    // lease_lost / shutdown / store_lost: write nothing. The run is not over; whoever holds (or
-    // next claims) the lease resumes it from the log. Shutdown and a lost store give the lease
-    // back at once (if the database takes it), so that the next sweep of any instance resumes it
-    // without waiting for the lease to expire.
+    // lease_lost / handoff / shutdown / store_lost: no end. The run is not over; whoever holds
+    // (or next claims) the lease resumes it from the log. A drain hands it over (handoff.ts): a
+    // mark, and the lease given back at once. A lost store gives the lease back too (if the
+    // database takes it), so that the next sweep of any instance resumes it without waiting for
+    // the lease to expire.
+    const reason = outcome.kind === "aborted" ? outcome.reason : undefined;
+    if ((reason === "handoff" || reason === "shutdown") && this.#leaseLive(threadId, local, log)) {
+      // What the run still had in flight lands before the mark (a poisoned writer throws: the
+      // log, read by the next instance, says what was written).
+      await writer.flush().catch(() => undefined);
+      await handOver({ store, leaseOwner, threadId, runId, step: local.steps, cut: reason === "shutdown", log, onHandOff: this.deps.onHandOff });
+      this.#stop(local, { left: reason });
+      return;
+    }
     if (!terminal || !this.#leaseLive(threadId, local, log)) {
       if (outcome.kind === "aborted" && (outcome.reason === "shutdown" || outcome.reason === "store_lost")) {
         await store.releaseLease(threadId, leaseOwner).catch((err: unknown) => {
           log.warn({ err }, "could not release the lease; it expires by itself and recovery resumes the run then");
         });
       }
-      log.info({ reason: outcome.kind === "aborted" ? outcome.reason : "lease_lost" }, "run left for recovery");
+      const reason = outcome.kind === "aborted" ? outcome.reason : "lease_lost";
+      log.info({ reason }, "run left for recovery");
+      this.#stop(local, { left: reason });
       return;
     }
     try {
@@ -247,9 +327,10 @@ export class RunExecutor {
       const end = terminal as WorkflowEvent;
       p.fold.push({ ...end, threadId, runId, seq: p.fold.lastSeq + 1, at: Date.now() } as StoredEvent);
       await store.append(threadId, [end], { leaseOwner: this.deps.leaseOwner, checkpoint: p.fold.toState() });
-      log.info({ outcome: outcome.kind }, "run settled");
+      this.#ended(p, local, log, endOf(end)!);
     } catch (err) {
       log.error({ err }, "could not record the end of the run; recovery will settle it");
+      this.#stop(local, { left: "store_lost" });
       return;
     }
     // The terminal event's commit freed the lease (store: a settling batch clears it).
@@ -289,4 +370,8 @@ export class RunExecutor {
       if (!signal.aborted) log.warn({ err }, "signal watcher stopped");
     }
   }
+}
+
+function factsOf(p: ExecuteParams): RunFacts {
+  return { threadId: p.threadId, runId: p.runId, tenantId: p.tenantId, agentId: p.agent.id, ...(p.requestId !== undefined && { requestId: p.requestId }) };
 }

@@ -11,6 +11,8 @@
  *   last message an answer?         -> end the run, WAITING for input
  *   otherwise                       -> one more LLM request (up to maxTurns per run, counted
  *                                      from the log's task.created, so across recoveries)
+ * Before each step (a tool call, an LLM request), a draining instance stops the run instead, to
+ * hand it over (RunAborted "handoff"); the step in flight always finishes first.
  */
 import type { AssistantMessage, Message, ToolCall } from "@ag-ui/core";
 import { InterruptRaised, RunAborted, RunFailure, type AbortReason } from "./errors.ts";
@@ -94,6 +96,7 @@ export async function runLoop(ctx: RunContext): Promise<RunOutcome> {
           if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
           try {
             if (ctx.steered()) await skipToolCall(ctx, call);
+            else if (ctx.handingOver()) throw new RunAborted("handoff");
             else await runToolTask(ctx, call);
           } catch (err) {
             if (!(err instanceof InterruptRaised)) throw err;
@@ -122,6 +125,7 @@ export async function runLoop(ctx: RunContext): Promise<RunOutcome> {
         );
       }
       if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
+      if (ctx.handingOver()) throw new RunAborted("handoff");
       llmRequests++;
       await runLlmTask(ctx, llmRequests);
     }

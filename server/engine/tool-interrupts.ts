@@ -20,6 +20,7 @@ import {
   type ApprovalDecision,
   type InterruptRequest,
 } from "../../protocol/interrupts.ts";
+import { jsonSchemaValidator } from "../../protocol/json-schema.ts";
 import { InterruptCancelledError, MAX_INTERRUPT_EXPIRY_MS, type InterruptAsk, type ToolDefinition } from "../agents/define.ts";
 import { InterruptRaised } from "./errors.ts";
 import type { RunContext } from "./run-context.ts";
@@ -67,6 +68,24 @@ function expiryOf(expiresInMs: number | undefined, toolName: string): string | u
     throw new Error(`${toolName}: expiresInMs must be an integer from 1 to ${MAX_INTERRUPT_EXPIRY_MS} (30 days); got ${expiresInMs}.`);
   }
   return new Date(Date.now() + expiresInMs).toISOString();
+}
+
+/**
+ * A responseSchema is what the answer is checked against at admission (interrupt-answers.ts): one
+ * that cannot be checked is the tool's bug, and it fails here, before the question is asked.
+ * Rejected: asking anyway and letting every answer through unchecked.
+ */
+function checkResponseSchema(schema: Record<string, unknown> | undefined, toolName: string): void {
+  if (schema === undefined) return;
+  try {
+    jsonSchemaValidator(schema);
+  } catch (err) {
+    throw new Error(
+      `${toolName}: ctx.interrupt()'s responseSchema is not a JSON Schema this server can check answers against ` +
+        `(${err instanceof Error ? err.message : String(err)}); fix it, or leave it out.`,
+      { cause: err },
+    );
+  }
 }
 
 /**
@@ -138,6 +157,7 @@ export async function askInterrupt(ctx: RunContext, call: ToolCall, trace: Inter
         `nor namespaced ("<namespace>:<name>", e.g. "myapp:${ask.reason}").`,
     );
   }
+  checkResponseSchema(ask.responseSchema, call.function.name);
   const expiresAt = expiryOf(ask.expiresInMs, call.function.name);
   await request(ctx, {
     interruptId,

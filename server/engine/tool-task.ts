@@ -9,7 +9,8 @@
 import type { ContentPart, ToolCall, ToolMessage } from "@ag-ui/core";
 import fjp, { type Operation } from "fast-json-patch";
 import type { ToolContext, ToolDefinition } from "../agents/define.ts";
-import { RunAborted } from "./errors.ts";
+import { InterruptRaised, RunAborted } from "./errors.ts";
+import type { CallProbe } from "./observer.ts";
 import { storableJsonMember, toStorableText } from "../store/storable-text.ts";
 import { toolResultContent } from "./tool-content.ts";
 import { askInterrupt, checkApproval, endWaiting, type InterruptTrace } from "./tool-interrupts.ts";
@@ -40,6 +41,7 @@ async function recordResult(
   call: ToolCall,
   taskId: string,
   outcome: { ok: true; content: string | ContentPart[] } | ToolFailure,
+  probe?: CallProbe,
 ): Promise<ToolMessage> {
   const { runId, writer } = ctx;
   const message: ToolMessage = {
@@ -56,6 +58,7 @@ async function recordResult(
       : { type: "task.failed", data: { runId, taskId, error: { code: outcome.code, message: outcome.message } } },
   );
   await writer.flush();
+  probe?.ended(outcome.ok ? { outcome: "ok" } : outcome.code === "DENIED" ? { outcome: "denied" } : { outcome: "error", code: outcome.code });
   ctx.messages.push(message);
   return message;
 }
@@ -133,22 +136,34 @@ export async function runToolTask(ctx: RunContext, call: ToolCall): Promise<Tool
   // tool that subscribes to the signal after it fired would never hear it.
   if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
 
+  const probe = ctx.probe.toolCall(tool?.name, call.id);
+  try {
+    return await probe.within(() => runCall(ctx, call, tool, taskId, probe));
+  } catch (err) {
+    // Not a result: the run stops, or waits for the user (a result records its own end first).
+    probe.ended(err instanceof InterruptRaised ? { outcome: "waiting" } : err instanceof RunAborted ? { outcome: "aborted" } : { outcome: "error", code: "INTERNAL_ERROR" });
+    throw err;
+  }
+}
+
+/** The call's result: an error for an unknown tool or bad arguments, a denial, or what the tool returned. */
+async function runCall(ctx: RunContext, call: ToolCall, tool: ToolDefinition | undefined, taskId: string, probe: CallProbe): Promise<ToolMessage> {
   if (!tool) {
     return recordResult(ctx, call, taskId, {
       ok: false,
       code: "UNKNOWN_TOOL",
       message: `There is no tool named "${call.function.name}". Use one of the tools you were given.`,
-    });
+    }, probe);
   }
 
   const input = parseArguments(tool, call);
-  if (!input.ok) return recordResult(ctx, call, taskId, input);
+  if (!input.ok) return recordResult(ctx, call, taskId, input, probe);
 
   const approval = await checkApproval(ctx, call, tool, input.data, taskId);
   if (approval.denied) {
-    return recordResult(ctx, call, taskId, { ok: false, code: "DENIED", message: approval.message, detail: { approval: "denied" } });
+    return recordResult(ctx, call, taskId, { ok: false, code: "DENIED", message: approval.message, detail: { approval: "denied" } }, probe);
   }
-  return executeTool(ctx, call, tool, approval.args, taskId, approval.decision);
+  return executeTool(ctx, call, tool, approval.args, taskId, approval.decision, probe);
 }
 
 /**
@@ -206,7 +221,8 @@ async function executeTool(
   tool: ToolDefinition,
   input: unknown,
   taskId: string,
-  decision?: ApprovalDecision,
+  decision: ApprovalDecision | undefined,
+  probe: CallProbe,
 ): Promise<ToolMessage> {
   const { runId } = ctx;
   const trace: InterruptTrace = { asks: 0 };
@@ -214,15 +230,34 @@ async function executeTool(
     const value = await tool.execute(input, toolContext(ctx, call, trace));
     // A tool that caught the interrupt and returned anyway still waits: the ask is in the log.
     if (trace.raised) throw trace.raised;
-    return await recordResult(ctx, call, taskId, { ok: true, content: withDecision(toolResultContent(value), decision, input) });
+    return await recordResult(ctx, call, taskId, { ok: true, content: withDecision(toolResultContent(value), decision, input) }, probe);
   } catch (err) {
     const reason = ctx.abortReason();
+    if (reason === "cancelled") markCancelled(ctx, tool);
     if (reason) throw new RunAborted(reason);
     if (trace.raised) return endWaiting(ctx, taskId, trace.raised);
     // The error may quote what the tool read (a file, a command's stderr): the log's rule applies.
     const message = toStorableText(err instanceof Error ? err.message : String(err));
     ctx.logger.warn({ err, tool: tool.name, runId }, "tool failed; its error goes back to the model");
-    return recordResult(ctx, call, taskId, { ok: false, code: "TOOL_ERROR", message: `${tool.name} failed: ${message}` });
+    return recordResult(ctx, call, taskId, { ok: false, code: "TOOL_ERROR", message: `${tool.name} failed: ${message}` }, probe);
+  }
+}
+
+/**
+ * A cancel stopped the tool: the state says so (ToolDefinition.onCancelState), in the events the
+ * run flushes before its workflow.cancelled. Only for a cancel: a run stopped by a lost lease or a
+ * shutdown is resumed elsewhere and runs the tool again. A patch that does not apply is logged and
+ * left out: the run still ends cancelled.
+ */
+function markCancelled(ctx: RunContext, tool: ToolDefinition): void {
+  if (!tool.onCancelState) return;
+  try {
+    const ops = tool.onCancelState(deepClone(ctx.state));
+    if (ops.length === 0) return;
+    ctx.state = applyPatch(deepClone(ctx.state), ops, true, false).newDocument;
+    ctx.writer.emit({ type: "state.patched", data: { runId: ctx.runId, patch: ops as JsonPatch } });
+  } catch (err) {
+    ctx.logger.warn({ err, tool: tool.name, runId: ctx.runId }, "onCancelState failed; the state stays as the tool left it");
   }
 }
 

@@ -2,7 +2,7 @@
 import type { Message } from "@ag-ui/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { keptBy, planFork } from "../../protocol/branches.ts";
+import { isStaleCopy, keptBy, planFork } from "../../protocol/branches.ts";
 
 const u = (id: string, content = `text of ${id}`): Message => ({ id, role: "user", content });
 const a = (id: string, content = `answer ${id}`): Message => ({ id, role: "assistant", content });
@@ -23,16 +23,16 @@ describe("planFork", () => {
   });
 
   it("Regenerate (the last assistant turn dropped): keeps through the client's last message", () => {
-    expect(planFork(branch, branch.slice(0, 3))).toEqual({ keepThrough: "u2" });
+    expect(planFork(branch, branch.slice(0, 3))).toEqual({ keepThrough: "u2", edit: false });
   });
 
   it("a truncated history with a new message: keeps through the last message both have", () => {
-    expect(planFork(branch, [u("u1"), a("a1"), u("u2b")])).toEqual({ keepThrough: "a1" });
+    expect(planFork(branch, [u("u1"), a("a1"), u("u2b")])).toEqual({ keepThrough: "a1", edit: false });
   });
 
   it("an edit (same id, other text): keeps what came before the edited message", () => {
-    expect(planFork(branch, [u("u1"), a("a1"), u("u2", "changed")])).toEqual({ keepThrough: "a1" });
-    expect(planFork(branch, [u("u1", "changed")])).toEqual({ keepThrough: null });
+    expect(planFork(branch, [u("u1"), a("a1"), u("u2", "changed")])).toEqual({ keepThrough: "a1", edit: true });
+    expect(planFork(branch, [u("u1", "changed")])).toEqual({ keepThrough: null, edit: true });
   });
 
   it("the client's own copy of an assistant message, or missing tool results and reasoning: no fork", () => {
@@ -62,11 +62,34 @@ describe("planFork", () => {
         const prefix = msgs.slice(0, k);
         const dropsTurn = msgs.slice(k).some((m) => m.role === "user" || m.role === "assistant");
         const plan = planFork(msgs, prefix);
-        expect(plan).toEqual(dropsTurn ? { keepThrough: msgs[k - 1]!.id } : null);
+        expect(plan).toEqual(dropsTurn ? { keepThrough: msgs[k - 1]!.id, edit: false } : null);
         // What the fork keeps, followed by the client's messages after it, is the client's history.
         if (plan) expect(keptBy(msgs, plan.keepThrough)).toEqual(prefix);
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("isStaleCopy", () => {
+  const stale = (incoming: Message[]) => {
+    const plan = planFork(branch, incoming);
+    return plan !== null && isStaleCopy(plan, branch, incoming);
+  };
+
+  it("a copy that missed the newest exchange and says something new: stale", () => {
+    expect(stale([u("u1"), a("a1"), u("u3")])).toBe(true);
+    expect(stale([u("u1"), u("u3")])).toBe(true);
+  });
+
+  it("Regenerate, an edit, a truncated history without a new message: deliberate", () => {
+    expect(stale(branch.slice(0, 3))).toBe(false);
+    expect(stale([u("u1")])).toBe(false);
+    expect(stale([u("u1"), a("a1"), u("u2", "changed")])).toBe(false);
+    expect(stale([u("u1", "changed")])).toBe(false);
+  });
+
+  it("new messages that are not the user's (a tool result, a system prompt): not stale", () => {
+    expect(stale([u("u1"), a("a1"), { id: "s9", role: "system", content: "be brief" }])).toBe(false);
   });
 });

@@ -205,6 +205,35 @@ describe("recovery", () => {
   });
 });
 
+describe("a cut answer continued or withdrawn", () => {
+  it("workflow.resumed leaves the messages it continues open; the words past the cut ones go on in them, once", () => {
+    const { log } = scenario("cut answer continued after a hand-off");
+    const frames = project(log.events);
+    const resumed = seqOf(log, "workflow.resumed");
+    // Only the cut step closes: no TEXT_MESSAGE_END of a1, no snapshot that would drop it.
+    expect(summary(frames.filter((f) => f.id.split(".")[0] === `${resumed}`))).toEqual([`${resumed} STEP_FINISHED llm-1`]);
+    expect(frames.filter((f) => f.event.type === "MESSAGES_SNAPSHOT")).toEqual([]);
+    const a1 = frames.filter((f) => f.event.type === "TEXT_MESSAGE_CONTENT").map((f) => (f.event as unknown as { delta: string }).delta);
+    expect(a1.join("")).toBe("Once upon a time there was a log.");
+    expect(frames.filter((f) => f.event.type === "TEXT_MESSAGE_START")).toHaveLength(1);
+    expect(frames.filter((f) => f.event.type === "REASONING_START")).toHaveLength(1);
+  });
+
+  it("stream.withdrawn closes the continued message and sends the durable conversation without it", () => {
+    const { log } = scenario("cut answer withdrawn after a takeover");
+    const frames = project(log.events);
+    const resumed = seqOf(log, "workflow.resumed");
+    const withdrawn = seqOf(log, "stream.withdrawn");
+    expect(summary(frames.filter((f) => f.id.split(".")[0] === `${resumed}`))).toEqual([`${resumed} STEP_FINISHED llm-1`]);
+    expect(summary(frames.filter((f) => f.id.split(".")[0] === `${withdrawn}`))).toEqual([
+      `${withdrawn}.0 TEXT_MESSAGE_END a1`,
+      `${withdrawn}.1 MESSAGES_SNAPSHOT`,
+    ]);
+    const snapshot = at(frames, "MESSAGES_SNAPSHOT") as { messages: { id: string }[] };
+    expect(snapshot.messages.map((m) => m.id)).toEqual(["u1"]);
+  });
+});
+
 describe("several runs and compaction", () => {
   it("each run has its own RUN_STARTED (with only its own input) and snapshot; framesAfter the first run is the second", () => {
     const { log } = scenario("several runs in one thread");

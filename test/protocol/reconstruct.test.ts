@@ -12,10 +12,10 @@ const lookup = { id: "tc1", name: "lookup", args: "{}" };
 const fetchCall = { id: "tc2", name: "fetch", args: "{}" };
 
 describe("tool-call status follows the thread status", () => {
-  it("WAITING on a frontend tool: the pending call has no result and is complete, not running", () => {
+  it("WAITING on a frontend tool: the pending call has no result and awaits the client's answer, not running", () => {
     const snap = reconstruct(scenario("frontend tool suspends the run").log.events);
     expect(snap.status).toBe("WAITING");
-    expect(snap.toolCalls).toEqual({ "tc-bg": { name: "change_background", status: "complete" } });
+    expect(snap.toolCalls).toEqual({ "tc-bg": { name: "change_background", status: "awaiting_input" } });
     expect(snap.messages.map((m) => m.id)).toEqual(["u1", "a1"]);
     expect(snap.state).toEqual({ theme: "light" });
   });
@@ -38,7 +38,7 @@ describe("tool-call status follows the thread status", () => {
     expect(snap.activeRunId).toBeUndefined();
   });
 
-  it("FAILED: a call whose task failed is failed; one left without a result is complete", () => {
+  it("FAILED: a call whose task failed is failed; one the run never reached never ran", () => {
     const log = new Log()
       .created()
       .run("r1", { messages: [user("u1", "Go")] })
@@ -49,8 +49,8 @@ describe("tool-call status follows the thread status", () => {
     const snap = reconstruct(log.events);
     expect(snap.status).toBe("FAILED");
     expect(snap.toolCalls).toEqual({
-      tc1: { name: "lookup", status: "failed" },
-      tc2: { name: "fetch", status: "complete" },
+      tc1: { name: "lookup", status: "failed", reason: "run_failed" },
+      tc2: { name: "fetch", status: "never_run", reason: "run_failed" },
     });
   });
 
@@ -78,7 +78,7 @@ describe("tool-call status follows the thread status", () => {
       .cancelled("r1");
     const snap = reconstruct(log.events);
     expect(snap.status).toBe("CANCELLED");
-    expect(snap.toolCalls).toEqual({ tc1: { name: "lookup", status: "complete" } });
+    expect(snap.toolCalls).toEqual({ tc1: { name: "lookup", status: "cancelled", reason: "run_cancelled" } });
     expect(snap.messages.map((m) => m.id)).toEqual(["u1", "a1"]);
   });
 
@@ -94,7 +94,8 @@ describe("tool-call status follows the thread status", () => {
     expect(running.toolCalls.tc1).toEqual({ name: "lookup", status: "running" });
     log.add({ type: "workflow.cancelling", data: { runId: "r1" } });
     expect(reconstruct(log.events).toolCalls.tc1?.status).toBe("running");
-    expect(reconstruct(log.events, { status: "WAITING" }).toolCalls.tc1?.status).toBe("complete");
+    // A settled status from the store, ahead of the log read: nothing runs, and nothing ran it.
+    expect(reconstruct(log.events, { status: "WAITING" }).toolCalls.tc1?.status).toBe("never_run");
   });
 });
 

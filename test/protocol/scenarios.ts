@@ -213,6 +213,46 @@ function recovered(): Scenario {
   return { name: "recovered run", log, messages, state: {}, compactable: false };
 }
 
+function continuedAfterHandOff(): Scenario {
+  const rs = { id: "rs1", role: "reasoning", content: "Thinking it over." } as Message;
+  const log = new Log()
+    .created()
+    .run("r1", { messages: [user("u1", "Tell me")] })
+    .task("r1", "k1", "llm-1")
+    .reasoning("r1", "rs1", ["Thinking ", "it over."])
+    .text("r1", "a1", ["Once upon", " a time"], { end: false })
+    .add({ type: "workflow.handed_over", data: { runId: "r1", owner: "instance-a", step: 0, cut: true } })
+    .add({ type: "workflow.resumed", data: { runId: "r1", reason: "handed_over", owner: "instance-b", from: "instance-a", continues: ["rs1", "a1"] } })
+    // The re-issued request answered the same: only the words past the cut ones are streamed.
+    .task("r1", "k2", "llm-2")
+    .add({ type: "text.delta", data: { runId: "r1", messageId: "a1", delta: " there was a log." } })
+    .add({ type: "text.ended", data: { runId: "r1", messageId: "a1" } })
+    .add({ type: "message.appended", data: { runId: "r1", source: "agent", message: rs } })
+    .assistant("r1", "a1", "Once upon a time there was a log.")
+    .taskDone("r1", "k2")
+    .suspended("r1");
+  const messages = [user("u1", "Tell me"), rs, assistantMessage("a1", "Once upon a time there was a log.")];
+  return { name: "cut answer continued after a hand-off", log, messages, state: {}, compactable: true };
+}
+
+function withdrawnAfterTakeover(): Scenario {
+  const log = new Log()
+    .created()
+    .run("r1", { messages: [user("u1", "Tell me")] })
+    .task("r1", "k1", "llm-1")
+    .text("r1", "a1", ["Once upon"], { end: false })
+    .add({ type: "workflow.resumed", data: { runId: "r1", reason: "recovered", owner: "instance-b", continues: ["a1"] } })
+    // The re-issued request answered otherwise: the cut words are withdrawn, the answer is new.
+    .task("r1", "k2", "llm-2")
+    .add({ type: "stream.withdrawn", data: { runId: "r1", messageIds: ["a1"] } })
+    .text("r1", "a2", ["In a land", " far away."])
+    .assistant("r1", "a2", "In a land far away.")
+    .taskDone("r1", "k2")
+    .suspended("r1");
+  const messages = [user("u1", "Tell me"), assistantMessage("a2", "In a land far away.")];
+  return { name: "cut answer withdrawn after a takeover", log, messages, state: {}, compactable: false };
+}
+
 function severalRuns(): Scenario {
   const log = new Log()
     .created()
@@ -253,6 +293,8 @@ export function scenarios(): Scenario[] {
     failedUpstream(),
     cancelled(),
     recovered(),
+    continuedAfterHandOff(),
+    withdrawnAfterTakeover(),
     severalRuns(),
     cancelledWhilePending(),
   ];
