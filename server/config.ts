@@ -7,7 +7,11 @@ import { z } from "zod";
 import { DEFAULT_DB_TIMEOUTS, type DbTimeouts } from "./store/postgres.ts";
 import { DEFAULT_RETRY_MAX_MS } from "./store/retry.ts";
 import { ModelSpecError, parseModelSpec } from "./models/spec.ts";
+import { StartupError } from "./startup-errors.ts";
 import { ApiKeysError, parseApiKeys, type ApiKey } from "./tenant.ts";
+
+/** The default of DRAIN_TIMEOUT_MS and of the library's `drainTimeoutMs`. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 const optionalString = z
   .string()
@@ -31,15 +35,30 @@ const originList = optionalString.pipe(
     }),
 );
 
+/** What a Postgres URL starts with; anything else is refused before a connection is tried. */
+const POSTGRES_URL_SCHEME = /^postgres(ql)?:\/\//i;
+
+/** Why `url` is not a Postgres URL, or undefined when it is one (a shape check, no parsing). */
+export function postgresUrlProblem(url: string): string | undefined {
+  if (POSTGRES_URL_SCHEME.test(url)) return undefined;
+  return "must be a Postgres URL starting with postgres:// or postgresql://, as in postgres://user:password@localhost:5432/threadline";
+}
+
+/** A URL variable that is a Postgres URL when set; its value never appears in the message. */
+const postgresUrl = optionalString.superRefine((v, ctx) => {
+  const problem = v === undefined ? undefined : postgresUrlProblem(v);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
 export const ConfigSchema = z.object({
   PORT: intWithDefault(3000),
   HOST: optionalString.transform((v) => v ?? "0.0.0.0"),
-  DATABASE_URL: optionalString,
+  DATABASE_URL: postgresUrl,
   /**
    * A URL that keeps sessions (the Postgres server, or a session-mode pooler), for the LISTEN of
    * the doorbell when DATABASE_URL is a transaction-mode pooler (README "Poolers").
    */
-  DATABASE_DIRECT_URL: optionalString,
+  DATABASE_DIRECT_URL: postgresUrl,
   /** What DATABASE_URL is: auto (detected at start), transaction, session or direct. */
   DATABASE_POOL_MODE: z.enum(["auto", "transaction", "session", "direct"]).default("auto"),
   DATA_DIR: optionalString.transform((v) => v ?? "./data"),
@@ -47,7 +66,8 @@ export const ConfigSchema = z.object({
   DATABASE_SCHEMA: optionalString.transform((v) => v ?? "threadline"),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,
-  OPENAI_MODEL: optionalString.transform((v) => v ?? "gpt-4o-mini"),
+  /** The model name on OpenAI when MODEL is unset (models/from-config.ts: DEFAULT_OPENAI_MODEL when unset too). */
+  OPENAI_MODEL: optionalString,
   /**
    * The default model as "provider:name" (server/models/spec.ts): openai:gpt-4o-mini,
    * anthropic:claude-sonnet-4-5, google:gemini-2.5-flash, openrouter:<vendor>/<model>,
@@ -94,6 +114,13 @@ export const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long a lease lives without a heartbeat: the bound on recovery after a crash. */
   LEASE_TTL_MS: intWithDefault(15_000),
+  /**
+   * How long a shutdown (SIGTERM, close()) lets the steps in flight finish before it cuts them
+   * and hands their runs over (server/engine/handoff.ts). Longer than the model's longest answer,
+   * no answer is asked twice in a rolling upgrade; the orchestrator's grace period (Kubernetes'
+   * terminationGracePeriodSeconds) must exceed it by a few seconds.
+   */
+  DRAIN_TIMEOUT_MS: intWithDefault(DEFAULT_DRAIN_TIMEOUT_MS),
   /** Stream-level events of finished runs are compacted after this long. */
   RETENTION_HOURS: intWithDefault(24),
   /** Postgres bounds (README "Database faults"); PGlite, in this process, needs none. */
@@ -136,15 +163,23 @@ export const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-export class ConfigError extends Error {
+/** Variables that do not parse: `settings` names them, the message says what each must be. */
+export class ConfigError extends StartupError {
   override readonly name = "ConfigError";
+  constructor(
+    readonly settings: readonly string[],
+    message: string,
+  ) {
+    super("CONFIG_INVALID", settings.join(", "), message);
+  }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
+    const settings = [...new Set(parsed.error.issues.map((i) => i.path.join(".")))];
     const reasons = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-    throw new ConfigError(`Invalid configuration (${reasons}). Fix or unset these variables and start again.`);
+    throw new ConfigError(settings, `Invalid configuration (${reasons}): fix or unset ${settings.join(", ")} and start again.`);
   }
   return parsed.data;
 }

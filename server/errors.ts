@@ -45,11 +45,11 @@ export interface Issue {
   [extra: string]: unknown;
 }
 
-/** The request is malformed: 400, with each reason in `issues`. */
+/** The request is malformed: 400, with each reason in `issues` (and what else names the culprit in `details`). */
 export class InvalidRequestError extends ThreadlineError {
   override readonly name: string = "InvalidRequestError";
-  constructor(code: string, message: ApiMessage, issues?: Issue[], status = 400) {
-    super(code, status, message, issues ? { issues } : {});
+  constructor(code: string, message: ApiMessage, issues?: Issue[], status = 400, details: Record<string, unknown> = {}) {
+    super(code, status, message, { ...details, ...(issues && { issues }) });
   }
 }
 

@@ -20,7 +20,8 @@ export {
   type StateInContextOption,
 } from "./agents/state-options.ts";
 export { PREDICT_STATE_INTERVAL_MS } from "./engine/predicted-state.ts";
-export { loadConfig, type Config } from "./config.ts";
+export { ConfigError, loadConfig, type Config } from "./config.ts";
+export { StartupError, type StartupErrorCode } from "./startup-errors.ts";
 export { createThreadline, type Threadline } from "./threadline.ts";
 export {
   DEFAULT_DRAIN_TIMEOUT_MS,
@@ -49,7 +50,16 @@ export {
   type ModelTool,
   type OpenAIModelOptions,
 } from "./models/index.ts";
-export type { WorkspaceHost } from "./workspace/tools.ts";
+export {
+  defaultWorkspaceHost,
+  workspaceHostFromConfig,
+  workspaceTools,
+  WorkspaceToolError,
+  type WorkspaceHost,
+  type WorkspaceToolsOptions,
+} from "./workspace/tools.ts";
+export { codingAgent, CODING_SYSTEM_PROMPT, SYSTEM_PROMPT_MAX_CHARS, type CodingAgentOptions } from "./agents/coding-agent.ts";
+export { COPILOTKIT_RUNTIME_INSTALL, CopilotkitRuntimeMissingError } from "./copilotkit/missing.ts";
 export type { EventStore } from "./store/types.ts";
 export { SHUTDOWN_GRACE_MS } from "./engine/engine.ts";
 export {

@@ -1,11 +1,23 @@
 /**
  * Prometheus metrics. A registry per server instance (not prom-client's global one), so two
- * servers in one test process never collide.
+ * servers in one test process never collide. The series below (SSE streams, runs accepted,
+ * events per commit) came first; the others have a file per area under metrics/ (runs and
+ * leases, model and tools, store and pools, HTTP), and the README's "Metrics and logs" lists
+ * them all. Node's own (event-loop lag, heap, GC) come from collectDefaultMetrics.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { type HttpMetrics, httpMetrics } from "./metrics/http.ts";
+import { type ModelMetrics, modelMetrics } from "./metrics/model.ts";
+import { type RunMetrics, runMetrics } from "./metrics/runs.ts";
+import type { MetricSources } from "./metrics/sources.ts";
+import { type StoreMetrics, storeMetrics } from "./metrics/store.ts";
 
-export interface Metrics {
+export type { MetricSources } from "./metrics/sources.ts";
+
+export interface Metrics extends RunMetrics, ModelMetrics, StoreMetrics, HttpMetrics {
   registry: Registry;
+  /** Where the gauges read at scrape time find their numbers (the engine's leases, the store's pools and queue). */
+  watch(sources: MetricSources): void;
   runsStarted: Counter<"agent">;
   activeStreams: Gauge;
   framesSent: Counter;
@@ -16,13 +28,23 @@ export interface Metrics {
   snapshotCacheBytes: Gauge;
   logPagesRead: Counter;
   appendBatch: Histogram;
+  /** Runs handed over at shutdown: by this instance ("out") or to it ("in"). */
+  runHandOffs: Counter<"direction" | "cut">;
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const sources: MetricSources = {};
   return {
     registry,
+    watch(given) {
+      Object.assign(sources, given);
+    },
+    ...runMetrics(registry, sources),
+    ...modelMetrics(registry),
+    ...storeMetrics(registry, sources),
+    ...httpMetrics(registry),
     runsStarted: new Counter({
       name: "threadline_runs_started_total",
       help: "AG-UI runs accepted",
@@ -73,6 +95,23 @@ export function createMetrics(): Metrics {
       name: "threadline_append_batch_events",
       help: "Events per group-commit flush",
       buckets: [1, 4, 16, 64, 256, 1024],
+      registers: [registry],
+    }),
+    ...handOffMetrics(registry),
+  };
+}
+
+/**
+ * Hand-offs of a rolling restart (server/engine/handoff.ts). `cut="true"`: the drain ended with a
+ * step in flight, which the next instance redoes (a model answer asked twice): DRAIN_TIMEOUT_MS
+ * is shorter than the steps it cut.
+ */
+function handOffMetrics(registry: Registry) {
+  return {
+    runHandOffs: new Counter({
+      name: "threadline_run_handoffs_total",
+      help: "Runs handed over by a draining instance (direction out) or continued here after such a hand-off (direction in); cut: a step was in flight and is redone",
+      labelNames: ["direction", "cut"],
       registers: [registry],
     }),
   };

@@ -7,7 +7,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import type { Logger } from "pino";
 import type { AgentDefinition } from "./agents/define.ts";
-import { loadConfig, type Config } from "./config.ts";
+import { DEFAULT_DRAIN_TIMEOUT_MS, loadConfig, postgresUrlProblem, type Config } from "./config.ts";
 import type { Model, ModelFactory } from "./models/model.ts";
 import type { AuthHook } from "./http/auth.ts";
 import type { EventStore } from "./store/types.ts";
@@ -63,8 +63,9 @@ export interface ThreadlineOptions {
   /** How long a lease lives without a heartbeat: the bound on recovery after a crash (LEASE_TTL_MS, 15 s). */
   leaseTtlMs?: number;
   /**
-   * How long close() lets the runs executing here finish before it stops them and hands them
-   * to another instance (default DEFAULT_DRAIN_TIMEOUT_MS, 10 s).
+   * How long close() lets the steps in flight here finish (a model answer, a tool) before it
+   * cuts them and hands their runs to another instance (DRAIN_TIMEOUT_MS, 10 s). Runs stop before
+   * their next step meanwhile, and are handed over there.
    */
   drainTimeoutMs?: number;
   logger?: Logger;
@@ -78,7 +79,7 @@ export interface ThreadlineOptions {
   store?: EventStore;
 }
 
-export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+export { DEFAULT_DRAIN_TIMEOUT_MS };
 
 export class ThreadlineOptionsError extends Error {
   override readonly name = "ThreadlineOptionsError";
@@ -96,15 +97,17 @@ export function resolveConfig(opts: ThreadlineOptions): Config {
     ...(opts.apiKeys !== undefined && { API_KEYS: apiKeysOf(opts.apiKeys) }),
     ...(opts.allowedOrigins !== undefined && { ALLOWED_ORIGINS: opts.allowedOrigins }),
     ...(opts.leaseTtlMs !== undefined && { LEASE_TTL_MS: positive("leaseTtlMs", opts.leaseTtlMs) }),
+    ...(opts.drainTimeoutMs !== undefined && { DRAIN_TIMEOUT_MS: nonNegative("drainTimeoutMs", opts.drainTimeoutMs) }),
     ...(l.maxBodyBytes !== undefined && { MAX_BODY_BYTES: positive("limits.maxBodyBytes", l.maxBodyBytes) }),
     ...(l.maxJsonDepth !== undefined && { MAX_JSON_DEPTH: positive("limits.maxJsonDepth", l.maxJsonDepth) }),
     ...(l.maxStringBytes !== undefined && { MAX_STRING_BYTES: positive("limits.maxStringBytes", l.maxStringBytes) }),
     ...(l.maxArrayLength !== undefined && { MAX_ARRAY_LENGTH: positive("limits.maxArrayLength", l.maxArrayLength) }),
     ...(l.maxObjectKeys !== undefined && { MAX_OBJECT_KEYS: positive("limits.maxObjectKeys", l.maxObjectKeys) }),
   };
-  if (typeof opts.database === "string" && !/^postgres(ql)?:\/\//i.test(opts.database)) {
+  const urlProblem = typeof opts.database === "string" ? postgresUrlProblem(opts.database) : undefined;
+  if (urlProblem) {
     throw new ThreadlineOptionsError(
-      'database: a string must be a Postgres URL (postgres://user@host:5432/db). For the embedded database leave `database` out (it lives under `dataDir`), or pass a PGlite instance.',
+      `database: a string ${urlProblem}. For the embedded database leave \`database\` out (it lives under \`dataDir\`), or pass a PGlite instance.`,
     );
   }
   if (opts.auth !== undefined && typeof opts.auth !== "function") throw new ThreadlineOptionsError("auth must be a function (req) => { tenantId } | null.");
@@ -112,10 +115,6 @@ export function resolveConfig(opts: ThreadlineOptions): Config {
     throw new ThreadlineOptionsError("Give either `auth` or `apiKeys`: with an auth hook, the hook decides every request's tenant (check your keys inside it if you need both).");
   }
   return config;
-}
-
-export function drainTimeoutOf(opts: ThreadlineOptions): number {
-  return opts.drainTimeoutMs === undefined ? DEFAULT_DRAIN_TIMEOUT_MS : nonNegative("drainTimeoutMs", opts.drainTimeoutMs);
 }
 
 function apiKeysOf(keys: string | readonly ApiKey[]): ApiKey[] {

@@ -4,9 +4,11 @@
  * `router()` is the API to mount under any path of the application's Express app; `close()`
  * stops gracefully, within a bound. The standalone server (main.ts) is one user of this API.
  */
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
+import { trace } from "@opentelemetry/api";
 import { Router, type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import { AgentRegistry } from "./agents/define.ts";
 import { approvalsAgent } from "./agents/approvals-agent.ts";
 import { codingAgent } from "./agents/coding-agent.ts";
@@ -14,18 +16,20 @@ import { workspaceHostFromConfig, type WorkspaceHost } from "./workspace/tools.t
 import { defaultAgent } from "./agents/default-agent.ts";
 import { demoAgents } from "./agents/demos/index.ts";
 import type { Config } from "./config.ts";
-import { copilotkitHandler } from "./copilotkit/handler.ts";
+import { lazyCopilotkitHandler, type LazyCopilotkit } from "./copilotkit/lazy.ts";
 import { openDatabase } from "./database.ts";
 import { Engine } from "./engine/engine.ts";
 import { startRetention } from "./engine/retention.ts";
-import { createApp, type EdgeOptions, edgeOptions } from "./http/app.ts";
+import { createApp, type EdgeOptions, edgeOptions, operationalRoutes } from "./http/app.ts";
 import { createRouter, edgeMiddleware, notStarted } from "./http/router.ts";
 import { SnapshotCache } from "./http/snapshot-cache.ts";
 import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
+import { engineObserver } from "./telemetry/engine-observer.ts";
 import { modelsFromConfig } from "./models/from-config.ts";
-import { drainTimeoutOf, resolveConfig, type ThreadlineOptions } from "./options.ts";
+import { resolveConfig, type ThreadlineOptions } from "./options.ts";
+import { listenErrorOf, startErrorOf, type StartupContext } from "./startup-errors.ts";
 import type { ConnectionReport, EventStore } from "./store/types.ts";
 import type { ApiKey } from "./tenant.ts";
 
@@ -36,30 +40,55 @@ export interface Threadline {
   readonly engine: Engine;
   readonly config: Config;
   readonly logger: Logger;
+  /**
+   * This instance's Prometheus registry (README "Metrics and logs"): the standalone app serves it
+   * at /metrics; an application that mounts router() serves `await metrics.metrics()` itself.
+   */
+  readonly metrics: Registry;
   /** The AG-UI, thread and connect routes, relative: mount it with `app.use("/ai", threadline.router())`. */
   router(): Router;
-  /** CopilotKit's runtime in front of the same agents. */
+  /**
+   * CopilotKit's runtime in front of the same agents. Needs `@copilotkit/runtime` (an optional
+   * peer dependency): when it is missing, start() rejects with a sentence that says what to
+   * install, and the handler answers 503 COPILOTKIT_RUNTIME_MISSING.
+   */
   copilotkit(): RequestHandler;
+  /**
+   * Liveness (`GET /healthz`), readiness (`GET /readyz`: the database answers and is migrated)
+   * and Prometheus metrics (`GET /metrics`, behind METRICS_TOKEN or the API keys), relative:
+   * `app.use(threadline.health())` serves them at the root, as the standalone server does.
+   */
+  health(): Router;
   /** The bundled client app (client/dist), for `app.use(threadline.client())`. */
   client(): RequestHandler;
   /** The standalone app: health and metrics, router() at /api, copilotkit() at /api/copilotkit, client() at /. */
   readonly app: Express;
-  /** Migrates the store and starts the engine; idempotent. Runs are refused (503) until it resolves. */
+  /**
+   * Migrates the store and starts the engine; idempotent. Runs are refused (503) until it
+   * resolves. A misconfiguration it recognises (the database refuses, DATA_DIR cannot be
+   * written...) rejects with a StartupError: one sentence naming the setting and the fix.
+   */
   start(): Promise<void>;
-  /** start(), then the standalone app listens; resolves with the bound port (0: any free port). */
+  /**
+   * The standalone app listens, then start(); resolves with the bound port (0: any free port).
+   * The port is bound first, so that a port in use (a StartupError) is found before the
+   * database is opened; until start() has finished, /readyz answers 503 and runs 503 NOT_STARTED.
+   */
   listen(port?: number, host?: string): Promise<number>;
   /**
-   * Graceful and bounded: new runs are refused at once (503 with Retry-After); the runs
-   * executing here get `drainTimeoutMs` to finish, then are stopped and their leases freed so
-   * that another instance resumes them at once (within SHUTDOWN_GRACE_MS more); no lease of
-   * this instance is left. Then the store closes (a pool or PGlite you passed stays open).
+   * Graceful and bounded: new runs are refused at once (503 with Retry-After); each run
+   * executing here finishes its step in flight (a model answer, a tool) and ends here or is
+   * handed over before its next step; steps still going after `drainTimeoutMs` are cut and
+   * their runs handed over too (within SHUTDOWN_GRACE_MS more), redoing only the cut step. Another
+   * instance continues each at its next sweep; no lease of this instance is left. Then the
+   * store closes (a pool or PGlite you passed stays open).
    */
   close(): Promise<void>;
 }
 
 export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
   const parts = wire(opts);
-  const { store, engine, config, logger } = parts;
+  const { store, engine, config, logger, metrics } = parts;
   let server: Server | undefined;
   let starting: Promise<void> | undefined;
   let started = false;
@@ -71,8 +100,10 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
     engine,
     config,
     logger,
+    metrics: metrics.registry,
     router: handlers.router,
     copilotkit: handlers.copilotkit,
+    health: handlers.health,
     client: handlers.client,
     get app() {
       return handlers.app();
@@ -80,21 +111,34 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
     start() {
       if (closing) return Promise.reject(new Error("This Threadline is closed: create a new one to start again."));
       starting ??= (async () => {
-        await startParts(parts, opts);
+        try {
+          // A door the application mounted must be able to open: a missing package fails here.
+          await handlers.mountedReady();
+          await startParts(parts, opts);
+        } catch (err) {
+          throw startErrorOf(err, parts.startup);
+        }
         started = true;
       })();
       return starting;
     },
     async listen(port = config.PORT, host = config.HOST) {
-      await threadline.start();
-      const standalone = threadline.app;
-      return new Promise((resolve, reject) => {
-        server = standalone.listen(port, host, (err?: Error) => {
-          if (err) return reject(err);
-          const address = server!.address();
-          resolve(typeof address === "object" && address ? address.port : port);
-        });
-      });
+      // The port before the database: a second server started on a port in use stops here,
+      // having opened nothing (its PGlite directory may be the first one's, open there).
+      // Rejected: binding after start(), which ran migrations and recovery first.
+      const bound = await bind(threadline.app, port, host);
+      server = bound;
+      try {
+        await threadline.start();
+      } catch (err) {
+        server = undefined;
+        const closed = new Promise<void>((resolve) => bound.close(() => resolve()));
+        bound.closeAllConnections(); // a client that came in meanwhile got 503s; it must not hold the close
+        await closed;
+        throw err;
+      }
+      const address = bound.address();
+      return typeof address === "object" && address ? address.port : port;
     },
     close() {
       closing ??= closeParts(parts, opts, () => server, starting);
@@ -107,7 +151,6 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
 /** What createThreadline wires together, before anything runs: no I/O. */
 interface Parts {
   config: Config;
-  drainTimeoutMs: number;
   logger: Logger;
   metrics: Metrics;
   store: EventStore;
@@ -119,6 +162,8 @@ interface Parts {
   apiKeys: readonly ApiKey[];
   /** Run at close, in order, after the engine: what start() opened. */
   closers: (() => Promise<void>)[];
+  /** What a failed start's sentence names (startup-errors.ts). */
+  startup: StartupContext;
 }
 
 function wire(opts: ThreadlineOptions): Parts {
@@ -130,7 +175,13 @@ function wire(opts: ThreadlineOptions): Parts {
   const store =
     opts.store ??
     openDatabase(opts.database, config, {
-      writer: { onFlush: (f) => f.ok && metrics.appendBatch.observe(f.events) },
+      writer: {
+        onFlush: (f) => {
+          if (f.ok) metrics.appendBatch.observe(f.events);
+          metrics.commitDuration.observe({ outcome: f.ok ? "ok" : "failed" }, f.ms / 1000);
+        },
+      },
+      onPoolWait: (pool, ms) => metrics.poolWait.observe({ pool }, ms / 1000),
       onError: (err) => logger.warn({ err }, "event store background error; it reconnects and goes on"),
     });
 
@@ -141,24 +192,87 @@ function wire(opts: ThreadlineOptions): Parts {
 
   const workspace = opts.workspace ?? workspaceHostFromConfig(config);
   const agents = new AgentRegistry(opts.agents ?? [defaultAgent(), approvalsAgent(), codingAgent({ host: workspace }), ...demoAgents()]);
-  const engine = new Engine({ store, agents, models: models.factory, logger, leaseOwner: opts.leaseOwner, leaseTtlMs: config.LEASE_TTL_MS });
+  logModels(models.check(agents.list()), logger);
+  // Spans through the OpenTelemetry API: a no-op until the application registers an SDK.
+  const observer = engineObserver(metrics, trace.getTracer("threadline"));
+  const engine = new Engine({
+    store,
+    agents,
+    models: models.factory,
+    logger,
+    leaseOwner: opts.leaseOwner,
+    leaseTtlMs: config.LEASE_TTL_MS,
+    observer,
+    onHandOff: (direction, cut) => metrics.runHandOffs.inc({ direction, cut: String(cut) }),
+  });
+  metrics.watch({
+    leasesHeld: () => engine.leasesHeld,
+    queuedRuns: () => store.countQueuedRuns(),
+    ...(store.poolStats && { pools: () => store.poolStats!() }),
+  });
   const edge = edgeOptions(config);
   if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
   const apiKeys = opts.auth ? [] : config.API_KEYS;
-  return { config, drainTimeoutMs: drainTimeoutOf(opts), logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers };
+  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config) };
+}
+
+/** One line naming each agent's model: which model answers is the first thing to check when answers look wrong. */
+function logModels(ids: Record<string, string> | undefined, logger: Logger): void {
+  if (ids) logger.info({ models: ids }, `agents' models: ${Object.entries(ids).map(([agent, model]) => `${agent} → ${model}`).join(", ")}`);
+  else logger.info("agents' models: the application's model factory decides per run");
+}
+
+/** Where start() opens its database, named as the operator set it: for the sentence of a failure. */
+function startupContext(opts: ThreadlineOptions, config: Config): StartupContext {
+  if (opts.store) return {};
+  if (opts.database !== undefined && typeof opts.database !== "string") return { database: { url: undefined, setting: "the `database` option" } };
+  if (config.DATABASE_URL) {
+    const setting = typeof opts.database === "string" ? "the `database` option" : "DATABASE_URL";
+    return { database: { url: config.DATABASE_URL, setting }, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS };
+  }
+  return { dataDir: { setting: opts.dataDir !== undefined ? "the `dataDir` option" : "DATA_DIR" } };
+}
+
+/** The standalone app on a bound port; a port in use (or not permitted) is a StartupError. */
+function bind(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer(app);
+    const failed = (err: Error) => reject(listenErrorOf(err, port, host));
+    server.once("error", failed);
+    server.listen(port, host, () => {
+      server.off("error", failed);
+      resolve(server);
+    });
+  });
 }
 
 /**
  * The request handlers, each built on first use and then the same one: an application that
- * mounts only router() never builds CopilotKit's runtime or the client app.
+ * mounts only router() never loads CopilotKit's runtime or builds the client app.
  */
 function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean) {
   const { store, engine, agents, metrics, logger, apiKeys, edge } = p;
   // One per instance: a thread reloaded through both doors at once is encoded once per encoding.
   const snapshots = new SnapshotCache({ metrics });
   let router: Router | undefined;
-  let copilotkit: RequestHandler | undefined;
+  let health: Router | undefined;
+  let copilotkit: LazyCopilotkit | undefined;
+  /** True once the application itself called copilotkit(): start() then waits for the runtime to load. */
+  let copilotkitMounted = false;
   let client: RequestHandler | undefined;
+  const loadCopilotkit = (): LazyCopilotkit =>
+    // The same edge as the router (auth, origin, parse, limits): its requests carry run bodies.
+    (copilotkit ??= lazyCopilotkitHandler({
+      engine,
+      store,
+      agents,
+      logger,
+      metrics,
+      workspaces: p.workspace.workspaces,
+      auth: Router().use(notStarted(started), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
+      maxBodyBytes: edge.maxBodyBytes,
+      snapshots,
+    }));
   let app: Express | undefined;
   const handlers = {
     router(): Router {
@@ -166,26 +280,25 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
       return router;
     },
     copilotkit(): RequestHandler {
-      // The same edge as the router (auth, origin, parse, limits): its requests carry run bodies.
-      copilotkit ??= copilotkitHandler({
-        engine,
-        store,
-        agents,
-        logger,
-        metrics,
-        workspaces: p.workspace.workspaces,
-        auth: Router().use(notStarted(started), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
-        maxBodyBytes: edge.maxBodyBytes,
-        snapshots,
-      });
-      return copilotkit;
+      copilotkitMounted = true;
+      return loadCopilotkit().handler;
+    },
+    /** What start() waits for: the CopilotKit runtime, when the application mounted copilotkit(). */
+    async mountedReady(): Promise<void> {
+      if (copilotkitMounted) await loadCopilotkit().ready;
+    },
+    health(): Router {
+      health ??= operationalRoutes({ store, metrics, apiKeys: p.config.API_KEYS, edge });
+      return health;
     },
     client(): RequestHandler {
       client ??= clientApp();
       return client;
     },
     app(): Express {
-      app ??= createApp({ store, metrics, logger, apiKeys: p.config.API_KEYS, edge, router: handlers.router(), copilotkit: handlers.copilotkit(), client: handlers.client() });
+      // The standalone app mounts the CopilotKit door without requiring it: without the runtime
+      // installed, it answers 503 with what to install, and the API and health routes still serve.
+      app ??= createApp({ logger, metrics, health: handlers.health(), router: handlers.router(), copilotkit: loadCopilotkit().handler, client: handlers.client() });
       return app;
     },
   };
@@ -229,7 +342,8 @@ async function startParts(p: Parts, opts: ThreadlineOptions): Promise<void> {
 
 /** `server` is read when needed: a listen() in flight may bind it while the engine drains. */
 async function closeParts(p: Parts, opts: ThreadlineOptions, server: () => Server | undefined, starting: Promise<void> | undefined): Promise<void> {
-  const { engine, logger, drainTimeoutMs } = p;
+  const { engine, logger } = p;
+  const drainTimeoutMs = p.config.DRAIN_TIMEOUT_MS;
   // No new connections; those open (a stream of a run that is finishing) stay until the drain ends.
   const listening = server();
   const stopped = listening ? new Promise<void>((r) => listening.close(() => r())) : Promise.resolve();
@@ -237,7 +351,7 @@ async function closeParts(p: Parts, opts: ThreadlineOptions, server: () => Serve
   // start() for its caller; here it is logged, and close() goes on to release what it opened.
   await starting?.catch((err: unknown) => logger.warn({ err }, "closing after a start() that failed"));
   if (starting) {
-    logger.info({ drainTimeoutMs }, "closing: new runs are refused; the runs executing here get drainTimeoutMs to finish");
+    logger.info({ drainTimeoutMs }, "closing: new runs are refused; the runs executing here finish their step in flight (within DRAIN_TIMEOUT_MS), then end here or are handed over");
     await engine.drain(AbortSignal.timeout(drainTimeoutMs));
   }
   await engine.close();

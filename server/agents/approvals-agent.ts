@@ -4,14 +4,18 @@
  *   interrupt (reason tool_call); approved, the email is "sent" (appended to state.outbox) exactly
  *   once, with the user's edits if they made some; denied, it is not, and the model says so. Two
  *   emails at once are asked together.
- * - schedule_meeting asks for a time slot with `ctx.interrupt()`; the answer `{slot}` books it.
+ * - schedule_meeting asks for a time slot with `ctx.interrupt()`; the answer `{slot}` books it, as
+ *   does the AG-UI dojo interrupt page's own `{chosen_time, chosen_label}` (the time it offered),
+ *   once; `{cancelled: true}`, or a cancelled interrupt, books nothing.
  * The demo model answers "email" and "meeting" (server/demo/approvals-fixtures.ts).
  */
 import {
   APPROVAL_TOOLS,
+  MEETING_RESPONSE_JSON_SCHEMA,
   MEETING_SLOTS,
   MeetingAnswerSchema,
   ScheduleMeetingArgsSchema,
+  type MeetingAnswer,
   SendEmailArgsSchema,
   type SendEmailArgs,
 } from "../demo/approvals-fixtures.ts";
@@ -28,6 +32,13 @@ export interface ApprovalsAgentOptions {
   approvalExpiresInMs?: number;
   /** How long the meeting's question can be answered (ctx.interrupt's expiresInMs); default: no expiry. */
   slotExpiresInMs?: number;
+}
+
+/** What the model reads: the slot booked (the label a page showed, else its time), or nothing booked. */
+function booking(title: string, answer: MeetingAnswer) {
+  if ("cancelled" in answer) return { booked: false, title, reason: "The user cancelled: no meeting was booked." };
+  if ("slot" in answer) return { booked: true, title, slot: answer.slot };
+  return { booked: true, title, slot: answer.chosen_label ?? answer.chosen_time, at: answer.chosen_time };
 }
 
 function asRecord(v: unknown): Record<string, unknown> {
@@ -55,23 +66,26 @@ export function approvalsAgent(opts: ApprovalsAgentOptions = {}): AgentDefinitio
     description: "Books a meeting; asks the user which time slot to take.",
     inputSchema: ScheduleMeetingArgsSchema,
     async execute({ title }, ctx) {
-      // Nothing is written before the question: this part runs again when the answer comes.
+      // Nothing is written before the question: this part runs again when the answer comes. The
+      // answer was checked against the responseSchema at admission; parsed again for its type.
       const answer = MeetingAnswerSchema.parse(
         await ctx.interrupt({
           reason: "threadline:choose_slot",
           message: `When should "${title}" take place?`,
           payload: { title, options: [...MEETING_SLOTS] },
-          responseSchema: { type: "object", properties: { slot: { type: "string", enum: [...MEETING_SLOTS] } }, required: ["slot"] },
+          responseSchema: MEETING_RESPONSE_JSON_SCHEMA,
           ...(opts.slotExpiresInMs !== undefined && { expiresInMs: opts.slotExpiresInMs }),
         }),
       );
-      return { booked: true, title, slot: answer.slot };
+      return booking(title, answer);
     },
   });
 
   return defineAgent({
     id: opts.id ?? APPROVALS_AGENT_ID,
     description: "Backend tools that wait for you: an email that needs your approval, a meeting that asks for a time.",
+    greeting: "Some of my tools wait for you: an email needs your approval, a meeting asks for a time.",
+    suggestions: ["Email the team a status update", "Schedule a meeting about the launch"],
     instructions:
       "You help with email and meetings. Use send_email to send email (the user approves it first) and " +
       "schedule_meeting to book a meeting (the user picks the time). Be brief.",

@@ -52,6 +52,8 @@ export function codingAgent(opts: CodingAgentOptions = {}): AgentDefinition {
   return defineAgent({
     id: opts.id ?? "coding",
     description: "A coding assistant that reads, writes and edits files and runs commands in its thread's workspace (sandboxed).",
+    greeting: "I read, write and run code in this thread's own workspace.",
+    suggestions: ["Write hello.py, run it, then change the greeting and run it again"],
     instructions: opts.instructions ?? CODING_SYSTEM_PROMPT,
     ...(allowOverride && { instructionsFor: (run) => systemPromptOf(run.forwardedProps) }),
     model: opts.model,

@@ -15,6 +15,7 @@ import {
 } from "../demo/fixtures.ts";
 import { abortableWait } from "./abortable-wait.ts";
 import { defineAgent, defineTool, type AgentDefinition } from "./define.ts";
+import { cancelOpenSteps } from "./plan-steps.ts";
 
 const CONDITIONS = ["Sunny", "Partly cloudy", "Overcast", "Light rain", "Windy", "Clear"];
 
@@ -69,6 +70,7 @@ export function defaultAgent(opts: DefaultAgentOptions = {}): AgentDefinition {
     name: DEMO_TOOLS.runPlan,
     description: "Carry out a multi-step plan; its progress is shown live in state.plan.",
     inputSchema: RunPlanArgsSchema,
+    onCancelState: cancelOpenSteps("/plan/steps"),
     async execute({ goal, steps }, ctx) {
       await ctx.state.patch([
         { op: "add", path: "/plan", value: { goal, steps: steps.map((description) => ({ description, status: "pending" })) } },
@@ -88,6 +90,8 @@ export function defaultAgent(opts: DefaultAgentOptions = {}): AgentDefinition {
   return defineAgent({
     id: "default",
     description: "Threadline's demo agent: weather cards, a shared task list, live plans, and your frontend tools.",
+    greeting: "Hi! I am Threadline's demo agent. Ask for the weather, a plan, a task, or a new background; the conversation survives a reload.",
+    suggestions: ["What's the weather in Paris?", "Make a plan to launch the website", "Add a task: water the plants", "Change the background to blue"],
     instructions:
       "You are Threadline's demo assistant. Use get_weather for weather questions, update_tasks to change the " +
       "shared task list (always send the complete list), and run_plan for multi-step work. Use the client's " +

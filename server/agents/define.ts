@@ -12,7 +12,7 @@
 import type { Operation } from "fast-json-patch";
 import { z } from "zod";
 import type { EventOf } from "../../protocol/events.ts";
-import { wireJsonSchema } from "../../protocol/json-schema.ts";
+import { jsonSchemaValidator, wireJsonSchema } from "../../protocol/json-schema.ts";
 import type { Model } from "../models/model.ts";
 import {
   PredictStateSchema,
@@ -23,6 +23,7 @@ import {
   type StateInContext,
   type StateInContextOption,
 } from "./state-options.ts";
+import { type Welcome, WelcomeSchema } from "./welcome.ts";
 
 export type { PredictStateRule, StateInContext, StateInContextOption } from "./state-options.ts";
 
@@ -141,6 +142,14 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
    * (validated against `inputSchema`): the tool runs with those.
    */
   needsApproval?: NeedsApproval<z.infer<P>>;
+  /**
+   * What the saved state should say of this call when its run is cancelled while it executes:
+   * given the state at that moment, the JSON Patch ops to write before the run's end (a plan's
+   * running and pending steps marked "cancelled"). Without it the state stays as the tool left it,
+   * a step "running" for good. Rejected: the tool catching the abort itself, which cannot write
+   * (the run refuses a cancelled tool's writes) and would run again on every abort reason.
+   */
+  onCancelState?: (state: unknown) => Operation[];
   execute(args: z.infer<P>, ctx: ToolContext): unknown | Promise<unknown>;
 }
 
@@ -148,6 +157,7 @@ interface ToolInputBase<A> {
   name: string;
   description: string;
   needsApproval?: NeedsApproval<A>;
+  onCancelState?: (state: unknown) => Operation[];
   execute(args: A, ctx: ToolContext): unknown | Promise<unknown>;
 }
 
@@ -184,6 +194,8 @@ export interface AgentDefinition {
   stateInContext: StateInContext | false;
   /** Tool arguments written to state keys while they stream (AgentInput.predictState). */
   predictState: PredictStateRule[];
+  /** What an empty chat shows (AgentInput.greeting and suggestions). */
+  welcome: Welcome;
 }
 
 export interface AgentInput {
@@ -219,6 +231,10 @@ export interface AgentInput {
    *   predictState: [{ tool: "write_document", argument: "document", stateKey: "document" }]
    */
   predictState?: PredictStateRule[];
+  /** Shown in an empty chat (GET /api/agents/:id `welcome.greeting`); up to 500 characters. */
+  greeting?: string;
+  /** Messages an empty chat offers to send with one tap; up to 6, each up to 200 characters. */
+  suggestions?: string[];
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -261,15 +277,13 @@ function isZodSchema(value: unknown): value is z.ZodType {
 }
 
 /**
- * The validator of a JSON Schema tool: zod's own conversion (z.fromJSONSchema), so both kinds
- * of tool are checked by the same code and the model reads the same kind of issues. Rejected: a
- * JSON Schema validator of our own (another dependency, or a partial one that would let
- * arguments through that the schema forbids). A schema zod cannot convert is refused here, at
+ * The validator of a JSON Schema tool (protocol/json-schema.ts: zod's own conversion, so both
+ * kinds of tool are checked by the same code). A schema zod cannot convert is refused here, at
  * definition time, rather than on the first call.
  */
 function zodFromJsonSchema(name: string, schema: JsonSchemaObject): z.ZodType {
   try {
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return jsonSchemaValidator(schema);
   } catch (err) {
     throw new AgentDefinitionError(`Tool "${name}": its inputSchema is not a JSON Schema this server can validate with: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
@@ -297,7 +311,14 @@ export function defineAgent(input: AgentInput): AgentDefinition {
     onRecovery: input.onRecovery ?? "resume",
     stateInContext: stateInContextOf(input),
     predictState: predictStateOf(input),
+    welcome: welcomeOf(input),
   };
+}
+
+function welcomeOf(input: AgentInput): Welcome {
+  const parsed = WelcomeSchema.safeParse({ greeting: input.greeting, suggestions: input.suggestions });
+  if (!parsed.success) throw new AgentDefinitionError(`Agent "${input.id}": ${parsed.error.issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; ")}.`);
+  return parsed.data;
 }
 
 function describeOption(option: string, issues: z.core.$ZodIssue[]): string {

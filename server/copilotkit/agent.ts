@@ -5,10 +5,11 @@
  * our own run endpoint, a loopback call that needed this server's address and carried the
  * caller's credentials around in headers.
  */
-import { AbstractAgent, type BaseEvent, type RunAgentInput } from "@ag-ui/client-0059";
+import type { BaseEvent, RunAgentInput } from "@ag-ui/client-0059";
 import type { AgentCapabilities } from "@ag-ui/core";
 import type { Observable } from "rxjs";
 import type { ThreadlineAgentRunner } from "./runner.ts";
+import { agui } from "./runtime-packages.ts";
 
 export interface ThreadlineAgentOptions {
   agentId: string;
@@ -18,7 +19,7 @@ export interface ThreadlineAgentOptions {
   capabilities: AgentCapabilities;
 }
 
-export class ThreadlineAgent extends AbstractAgent {
+export class ThreadlineAgent extends agui.AbstractAgent {
   /**
    * The runtime merges the caller's forwardable headers in here before a run; the runner reads
    * this server's per-request options from them (x-threadline-double-texting, ...).

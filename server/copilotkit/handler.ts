@@ -19,6 +19,7 @@ import type { AgentRegistry } from "../agents/define.ts";
 import { InvalidRequestError, NotFoundError } from "../errors.ts";
 import { callerTenant } from "../http/auth.ts";
 import { errorHandler } from "../http/errors.ts";
+import { requestContext, requestIdOf, requestLogger } from "../http/request-context.ts";
 import { validateBodyIds, validatePathIds } from "../http/ids.ts";
 import { SnapshotCache } from "../http/snapshot-cache.ts";
 import { ThreadlineAgent } from "./agent.ts";
@@ -47,6 +48,7 @@ function mountOf(res: Response): string {
 
 export function copilotkitHandler(deps: CopilotkitHandlerDeps): Router {
   const router = Router();
+  router.use(requestContext(deps));
   router.use((req, res, next) => {
     res.locals[MOUNT_LOCAL] = req.baseUrl;
     next();
@@ -94,7 +96,7 @@ export function copilotkitHandler(deps: CopilotkitHandlerDeps): Router {
 function toRuntime(deps: CopilotkitHandlerDeps) {
   return (path: (params: Record<string, string | undefined>) => string): RequestHandler =>
     async (req, res, next) => {
-      const runner = new ThreadlineAgentRunner({ ...deps, tenantId: callerTenant(res), mountPath: mountOf(res) });
+      const runner = new ThreadlineAgentRunner({ ...deps, logger: requestLogger(res, deps.logger), tenantId: callerTenant(res), mountPath: mountOf(res), requestId: requestIdOf(res) });
       const runtime = new CopilotRuntime({ runner, agents: inProcessAgents(deps, runner) });
       const handle = createCopilotRuntimeHandler({ runtime, basePath: "/", cors: false, activateChannels: false });
       const gone = new AbortController();

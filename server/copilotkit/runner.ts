@@ -14,7 +14,7 @@
  * and a tenant in a forwarded header (the runtime merges the caller's own headers into it, so a
  * client could name someone else's tenant).
  */
-import { EventType, type BaseEvent } from "@ag-ui/client-0059";
+import type { BaseEvent } from "@ag-ui/client-0059";
 import {
   AgentRunner,
   type AgentRunnerConnectRequest,
@@ -23,7 +23,7 @@ import {
   type AgentRunnerStopRequest,
 } from "@copilotkit/runtime/v2";
 import type { Logger } from "pino";
-import { Observable } from "rxjs";
+import type { Observable } from "rxjs";
 import type { Frame } from "../../protocol/frames.ts";
 import { wireRunId } from "../../protocol/run-ids.ts";
 import { isActive } from "../../protocol/status.ts";
@@ -38,6 +38,7 @@ import { admitRun, runFrames } from "../http/run-stream.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
 import type { Workspaces } from "../workspace/workspaces.ts";
+import { agui, rxjs } from "./runtime-packages.ts";
 
 export interface ThreadlineRunnerDeps {
   engine: Engine;
@@ -54,19 +55,23 @@ export interface ThreadlineRunnerOptions extends ThreadlineRunnerDeps {
   tenantId: string;
   /** Where the CopilotKit handler is mounted (req.baseUrl), for the sentences errors carry. */
   mountPath: string;
+  /** The request's id (http/request-context.ts): the run it posts keeps it, its RUN_ERROR names it. */
+  requestId?: string | undefined;
 }
 
 export class ThreadlineAgentRunner extends AgentRunner {
   readonly #deps: ThreadlineRunnerDeps;
   readonly #tenantId: string;
   readonly #mountPath: string;
+  readonly #requestId: string | undefined;
   #failure: { error: unknown } | undefined;
 
-  constructor({ tenantId, mountPath, ...deps }: ThreadlineRunnerOptions) {
+  constructor({ tenantId, mountPath, requestId, ...deps }: ThreadlineRunnerOptions) {
     super();
     this.#deps = deps;
     this.#tenantId = tenantId;
     this.#mountPath = mountPath;
+    this.#requestId = requestId;
   }
 
   run({ agent, input }: AgentRunnerRunRequest): Observable<BaseEvent> {
@@ -85,7 +90,7 @@ export class ThreadlineAgentRunner extends AgentRunner {
       if (!run.ok) throw new InvalidRequestError("INVALID_RUN_INPUT", "The run is not a valid AG-UI RunAgentInput; fix the fields listed in `issues`.", run.issues);
       const unfit = agentFitIssues(definition, () => this.#deps.engine.modelIfBuilt(definition), run.input);
       if (unfit.length > 0) throw new InvalidRequestError("INVALID_RUN_INPUT", `Agent "${agentId}" cannot take this run as sent; fix the fields listed in \`issues\`.`, unfit);
-      const started = await admitRun(this.#deps, definition, run, this.#tenantId);
+      const started = await admitRun(this.#deps, definition, run, this.#tenantId, this.#requestId);
       return runFrames(this.#deps, started, run, signal);
     });
   }
@@ -147,7 +152,7 @@ export class ThreadlineAgentRunner extends AgentRunner {
    * why; a fault after it errors the stream, as the SSE routes close theirs.
    */
   #stream(open: (signal: AbortSignal) => Promise<AsyncIterable<Frame> | undefined>): Observable<BaseEvent> {
-    return new Observable<BaseEvent>((subscriber) => {
+    return new rxjs.Observable<BaseEvent>((subscriber) => {
       const aborter = new AbortController();
       let started = false;
       (async () => {
@@ -168,9 +173,10 @@ export class ThreadlineAgentRunner extends AgentRunner {
           }
           if (started) return subscriber.error(err);
           subscriber.next({
-            type: EventType.RUN_ERROR,
+            type: agui.EventType.RUN_ERROR,
             code: known?.code ?? "INTERNAL_ERROR",
             message: known?.message ?? "The server failed on this request. It has been logged; try again, and report it if it persists.",
+            ...(this.#requestId !== undefined && { metadata: { requestId: this.#requestId } }),
           } as BaseEvent);
           subscriber.complete();
         },

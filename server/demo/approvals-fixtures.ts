@@ -7,6 +7,7 @@
  */
 import type { ChatCompletionRequest, Fixture } from "@copilotkit/aimock";
 import { z } from "zod";
+import { wireJsonSchema } from "../../protocol/json-schema.ts";
 
 export const APPROVAL_TOOLS = { sendEmail: "send_email", scheduleMeeting: "schedule_meeting" } as const;
 
@@ -19,9 +20,27 @@ export type SendEmailArgs = z.infer<typeof SendEmailArgsSchema>;
 
 export const ScheduleMeetingArgsSchema = z.object({ title: z.string() });
 
-/** What schedule_meeting asks (ctx.interrupt payload) and the answer it expects. */
+/** What schedule_meeting asks (ctx.interrupt payload) and the answers it takes (its responseSchema). */
 export const MEETING_SLOTS = ["Monday 10:00", "Tuesday 14:00", "Thursday 09:30"] as const;
-export const MeetingAnswerSchema = z.object({ slot: z.string() });
+/** The longest label of a time picked in a page of its own (what the booking shows). */
+export const MEETING_LABEL_MAX_CHARS = 200;
+/**
+ * One of the offered slots (this app's pages: `{slot}`), a time the page offered itself (the AG-UI
+ * dojo's interrupt page picks from slots it generates and resolves `{chosen_time, chosen_label}`),
+ * or the dojo page's cancel, an answer rather than a cancelled interrupt: `{cancelled: true}`.
+ * Exact shapes (no other keys), so an answer that mixes them is refused, not guessed at.
+ */
+export const MeetingAnswerSchema = z.union([
+  z.strictObject({ slot: z.enum(MEETING_SLOTS) }),
+  z.strictObject({
+    chosen_time: z.iso.datetime({ offset: true }).describe("ISO 8601 date-time of the slot picked"),
+    chosen_label: z.string().min(1).max(MEETING_LABEL_MAX_CHARS).optional().describe("How the page showed that time"),
+  }),
+  z.strictObject({ cancelled: z.literal(true) }),
+]);
+export type MeetingAnswer = z.infer<typeof MeetingAnswerSchema>;
+/** schedule_meeting's responseSchema: what a client reads to render the question, and what its answer is checked against. */
+export const MEETING_RESPONSE_JSON_SCHEMA: Record<string, unknown> = wireJsonSchema(MeetingAnswerSchema);
 
 function text(content: unknown): string {
   if (typeof content === "string") return content;
@@ -64,7 +83,7 @@ export function approvalsFixtures(): Fixture[] {
       match: { predicate: (req) => offersApprovals(req) && lastResult(req)?.name === APPROVAL_TOOLS.scheduleMeeting },
       response: (req) => {
         const { result } = lastResult(req)!;
-        if (refused(result)) return { content: "No meeting was booked." };
+        if (refused(result) || result.includes('"booked":false')) return { content: "No meeting was booked." };
         const slot = (/"slot":"([^"]*)"/.exec(result) ?? [])[1] ?? "the chosen time";
         return { content: `Booked for ${slot}.` };
       },

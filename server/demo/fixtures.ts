@@ -12,6 +12,7 @@ import type { ChatCompletionRequest, Fixture } from "@copilotkit/aimock";
 import { z } from "zod";
 import { demoAgentFixtures } from "./scripts/index.ts";
 import { answeredCalls, captured, lastResultIs, lastUserText, offers, parseObject, toolCall, type AnsweredCall } from "./request.ts";
+import { argsFor } from "./schema-args.ts";
 
 /** The default agent's backend tools, and the frontend tools the demo script knows. */
 export const DEMO_TOOLS = {
@@ -106,7 +107,8 @@ const OFFLINE_ANSWER =
 
 function weatherLine(call: AnsweredCall): string {
   const r = parseObject(call.result) as Partial<WeatherResult>;
-  const place = r.location ?? String(call.args.location ?? "there");
+  // The application's get_weather may name the place otherwise ({ city }): its first string argument.
+  const place = r.location ?? String(call.args.location ?? Object.values(call.args).find((v) => typeof v === "string") ?? "there");
   if (typeof r.temperature !== "number") return `The weather service said about ${place}: ${call.result}`;
   const feels = typeof r.feelsLike === "number" ? ` (feels like ${r.feelsLike}°C)` : "";
   const extra = [
@@ -176,8 +178,8 @@ export function demoFixtures(): Fixture[] {
       match: { predicate: (req) => says(req, "parallel") },
       response: (req) => ({
         toolCalls: [
-          toolCall(req, 0, DEMO_TOOLS.getWeather, { location: "Paris" }),
-          toolCall(req, 1, DEMO_TOOLS.getWeather, { location: "Tokyo" }),
+          toolCall(req, 0, DEMO_TOOLS.getWeather, argsFor(req, DEMO_TOOLS.getWeather, { location: "Paris" }, "Paris")),
+          toolCall(req, 1, DEMO_TOOLS.getWeather, argsFor(req, DEMO_TOOLS.getWeather, { location: "Tokyo" }, "Tokyo")),
         ],
       }),
     },
@@ -185,14 +187,14 @@ export function demoFixtures(): Fixture[] {
       match: { predicate: (req) => says(req, "approval") && offers(req, DEMO_TOOLS.confirmAction) },
       response: (req) => {
         const message = lastUserText(req);
-        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.confirmAction, { action: message.replace(/[.!?]+$/, "") })] };
+        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.confirmAction, argsFor(req, DEMO_TOOLS.confirmAction, { action: message.replace(/[.!?]+$/, "") }, message))] };
       },
     },
     {
       match: { predicate: (req) => says(req, "background") && offers(req, DEMO_TOOLS.changeBackground) },
       response: (req) => {
         const color = captured(lastUserText(req), COLORS, "linear-gradient(135deg, #667eea, #764ba2)");
-        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.changeBackground, { background: color.toLowerCase() })] };
+        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.changeBackground, argsFor(req, DEMO_TOOLS.changeBackground, { background: color.toLowerCase() }, color.toLowerCase()))] };
       },
     },
     {
@@ -211,7 +213,7 @@ export function demoFixtures(): Fixture[] {
       match: { predicate: (req) => says(req, "weather") },
       response: (req) => {
         const location = captured(lastUserText(req), /\b(?:in|for|at)\s+([\p{L}][\p{L} .'-]*?)\s*(?:[?!.,;]|$)/iu, "San Francisco");
-        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.getWeather, { location })] };
+        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.getWeather, argsFor(req, DEMO_TOOLS.getWeather, { location }, location))] };
       },
     },
     {
@@ -219,7 +221,7 @@ export function demoFixtures(): Fixture[] {
       response: (req) => {
         const title = captured(lastUserText(req), /(?:add (?:a )?task(?: to)?|task:)\s*:?\s*(.+?)[.!?]*$/i, "");
         const tasks = title ? [...DEFAULT_TASKS, { id: "task-3", title, done: false }] : DEFAULT_TASKS;
-        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.updateTasks, { tasks })] };
+        return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.updateTasks, argsFor(req, DEMO_TOOLS.updateTasks, { tasks }, title))] };
       },
     },
     {
@@ -228,7 +230,7 @@ export function demoFixtures(): Fixture[] {
         const goal = captured(lastUserText(req), /\bplan (?:to|for)\s+(.+?)[.!?]*$/i, "get started with Threadline");
         return {
           content: `Here is my plan to ${goal}. I'll work through it step by step.`,
-          toolCalls: [toolCall(req, 0, DEMO_TOOLS.runPlan, { goal, steps: PLAN_STEPS })],
+          toolCalls: [toolCall(req, 0, DEMO_TOOLS.runPlan, argsFor(req, DEMO_TOOLS.runPlan, { goal, steps: PLAN_STEPS }, goal))],
         };
       },
     },

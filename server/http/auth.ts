@@ -40,7 +40,16 @@ export function requireApiKey(keys: readonly ApiKey[]): RequestHandler {
       return next();
     }
     res.setHeader("WWW-Authenticate", 'Bearer realm="threadline"');
-    sendError(res, 401, "UNAUTHORIZED", "This server needs an API key: send the header `Authorization: Bearer <key>` with one of the keys in its API_KEYS setting (the part after `tenant:`).");
+    // Which of the two it was (no key, or one that is not in API_KEYS) tells a person what to fix.
+    sendError(
+      res,
+      401,
+      "UNAUTHORIZED",
+      token === undefined
+        ? "This server needs an API key: send the header `Authorization: Bearer <key>` with one of the keys in its API_KEYS setting (the part after `tenant:`)."
+        : "The API key sent is not one of this server's keys: check it against the API_KEYS setting (the part after `tenant:`), and send it as `Authorization: Bearer <key>`.",
+      { reason: token === undefined ? "missing" : "wrong" },
+    );
   };
 }
 
@@ -90,6 +99,12 @@ export function resolveTenant({ apiKeys, auth }: { apiKeys: readonly ApiKey[]; a
  * answering for no tenant, or for the default one, would let a mis-mounted route read every
  * tenant's threads.
  */
+/** The caller's tenant once auth decided it; undefined before (or for a request auth refused). */
+export function tenantIfKnown(res: Response): string | undefined {
+  const tenant: unknown = res.locals[TENANT_LOCAL];
+  return typeof tenant === "string" ? tenant : undefined;
+}
+
 export function callerTenant(res: Response): string {
   const tenant: unknown = res.locals[TENANT_LOCAL];
   if (typeof tenant !== "string") {

@@ -12,6 +12,7 @@ import type { ProtocolLevel } from "../../protocol/versions.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
 import type { EncodedFrames, SnapshotCache, SnapshotLease } from "./snapshot-cache.ts";
+import { streamLag } from "./stream-lag.ts";
 import { backlogPages, livePages } from "./thread-frames.ts";
 
 export interface ConnectStreamDeps {
@@ -121,9 +122,13 @@ export async function* connectFrames(
   yield* fold.endOfBacklog();
   if (fold.activeEnded || signal.aborted) return;
 
+  const lag = streamLag(store, metrics);
   for await (const page of livePages(store, threadId, lastSeq, signal, metrics)) {
     for (const e of page) {
-      yield* fold.push(e);
+      const frames = fold.push(e);
+      yield* frames;
+      // Pull-driven: the caller asked for more, so it wrote this event's frames (stream-lag.ts).
+      if (frames.length > 0) lag(e);
       if (fold.activeEnded || signal.aborted) return;
     }
   }

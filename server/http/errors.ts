@@ -5,8 +5,10 @@
  * mount included, from the error model of server/errors.ts.
  */
 import type { ErrorRequestHandler, Response } from "express";
+import type { Logger } from "pino";
 import { DEFAULT_API_BASE, ServiceUnavailableError, ThreadlineError, type Issue } from "../errors.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
+import { requestLogger } from "./request-context.ts";
 
 export type { Issue } from "../errors.ts";
 
@@ -39,7 +41,9 @@ const STORE_STATUS: Record<StoreErrorCode, number> = {
   ADMISSION_REFUSED: 409,
   LEASE_LOST: 409,
   STORE_NOT_READY: 503,
+  SCHEMA_TOO_NEW: 503,
   DATABASE_UNAVAILABLE: 503,
+  DATA_DIR_UNUSABLE: 503,
   STORE_CLOSED: 503,
   APPEND_FAILED: 503,
   COMMIT_OUTCOME_UNKNOWN: 503,
@@ -87,8 +91,9 @@ function statusOf(err: HttpishError): number | undefined {
  * internals. After the first byte of a stream there is no status left to send: the error is
  * logged and the connection closed, so the client sees a broken stream rather than a clean end.
  */
-export function errorHandler(log: { error: (obj: object, msg: string) => void }): ErrorRequestHandler {
+export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
+    const log = requestLogger(res, logger);
     if (res.headersSent) {
       log.error({ err, method: req.method, path: req.path }, "error after the response started; closing the connection");
       req.socket.destroy();

@@ -19,6 +19,7 @@ import type { ApiKey } from "../tenant.ts";
 import type { Workspaces } from "../workspace/workspaces.ts";
 import { resolveTenant, type AuthHook } from "./auth.ts";
 import { errorHandler, sendError } from "./errors.ts";
+import { requestContext } from "./request-context.ts";
 import { validatePathIds } from "./ids.ts";
 import { DEFAULT_INPUT_LIMITS, enforceInputLimits, type InputLimits } from "./limits.ts";
 import { SnapshotCache } from "./snapshot-cache.ts";
@@ -83,6 +84,7 @@ export function notStarted(started: () => boolean): RequestHandler {
 
 export function createRouter(deps: RouterDeps): Router {
   const router = Router();
+  router.use(requestContext(deps));
   if (deps.started) router.use(notStarted(deps.started));
   router.use(edgeMiddleware(deps));
   router.use("/agents/:agentId", validatePathIds("agentId"));

@@ -17,6 +17,8 @@ const ThreadlineOptionsSchema = z
   .object({
     doubleTexting: DoubleTextingPolicySchema.optional(),
     onDisconnect: z.enum(["continue", "cancel"]).optional(),
+    /** this history leaves the thread's current branch on purpose: fork it, even with a new message */
+    fork: z.boolean().optional(),
     /** the coding agent's workspace under WORKSPACE_ROOT (checked when a tool uses it) */
     workingDirectory: z.string().min(1).max(4096).optional(),
     /** replaces the system prompt of an agent that allows it (the coding agent) */
@@ -27,6 +29,8 @@ const ThreadlineOptionsSchema = z
 export interface RunOptions {
   doubleTexting?: DoubleTextingPolicy;
   cancelOnDisconnect: boolean;
+  /** the client branches off deliberately (protocol/branches.ts: no STALE_HISTORY refusal) */
+  fork: boolean;
 }
 
 export type ParsedRun = { ok: true; input: RunAgentInput; options: RunOptions } | { ok: false; issues: Issue[] };
@@ -85,6 +89,7 @@ export function parseRunRequest(body: unknown, headers: { get(name: string): str
     options: {
       doubleTexting: (policy.success ? policy.data : undefined) ?? opts?.doubleTexting,
       cancelOnDisconnect: (headerDisconnect ?? opts?.onDisconnect) === "cancel",
+      fork: opts?.fork === true,
     },
   };
 }

@@ -14,6 +14,7 @@ import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
 import type { Workspaces } from "../workspace/workspaces.ts";
 import type { ParsedRun } from "./run-input.ts";
+import { streamLag } from "./stream-lag.ts";
 import { isTerminalFrame, threadFrames } from "./thread-frames.ts";
 
 export interface RunStreamDeps {
@@ -32,12 +33,12 @@ type ValidRun = Extract<ParsedRun, { ok: true }>;
  * the engine's refusals (a busy thread, a reused run id, another agent's or another tenant's
  * thread) before anything is streamed, with nothing written.
  */
-export async function admitRun(deps: RunStreamDeps, agent: AgentDefinition, run: ValidRun, tenantId: string): Promise<StartedRun> {
+export async function admitRun(deps: RunStreamDeps, agent: AgentDefinition, run: ValidRun, tenantId: string, requestId?: string): Promise<StartedRun> {
   // A workingDirectory outside the tenant's part (or on a server that allows none) is refused
   // here, before anything is written, rather than by every tool call of the run.
   const refused = await deps.workspaces?.checkWorkingDirectory(run.input.forwardedProps, tenantId);
   if (refused) throw new InvalidRequestError("INVALID_WORKING_DIRECTORY", refused, [{ path: "/forwardedProps/threadline/workingDirectory", message: refused }]);
-  const started = await deps.engine.startRun(agent, run.input, { doubleTexting: run.options.doubleTexting, tenantId });
+  const started = await deps.engine.startRun(agent, run.input, { doubleTexting: run.options.doubleTexting, tenantId, fork: run.options.fork, ...(requestId !== undefined && { requestId }) });
   deps.metrics?.runsStarted.inc({ agent: agent.id });
   return started;
 }
@@ -51,6 +52,7 @@ export async function admitRun(deps: RunStreamDeps, agent: AgentDefinition, run:
  */
 export async function* runFrames(deps: RunStreamDeps, started: StartedRun, run: ValidRun, signal: AbortSignal): AsyncGenerator<Frame, void, undefined> {
   let finished = false;
+  const lag = streamLag(deps.store, deps.metrics);
   try {
     if (signal.aborted) return;
     // The poster reads its own run: the forms are what it declared (protocol/versions.ts).
@@ -61,6 +63,8 @@ export async function* runFrames(deps: RunStreamDeps, started: StartedRun, run: 
         yield frame;
         if (isTerminalFrame(frame)) finished = true;
       }
+      // Pull-driven: the caller asked for more, so it wrote this event's frames (stream-lag.ts).
+      if (frames.length > 0) lag(event);
       if (finished || signal.aborted) return;
     }
   } finally {

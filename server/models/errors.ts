@@ -24,14 +24,17 @@ export class ModelError extends Error {
    * 4xx), for an abort, and for a stream broken after deltas went out (a retry would repeat them).
    */
   readonly retryable: boolean;
+  /** MODEL_UNAVAILABLE for a missing key: the variable to set (ANTHROPIC_API_KEY...). */
+  readonly setting: string | undefined;
   constructor(
     readonly code: ModelErrorCode,
     message: string,
-    options: { cause?: unknown; status?: number; retryable?: boolean } = {},
+    options: { cause?: unknown; status?: number; retryable?: boolean; setting?: string } = {},
   ) {
     super(message, { cause: options.cause });
     this.status = options.status;
     this.retryable = options.retryable ?? defaultRetryable(code, options.status);
+    this.setting = options.setting;
   }
 }
 

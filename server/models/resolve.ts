@@ -67,7 +67,11 @@ export class ModelResolver {
     return model;
   }
 
-  /** True when an OpenAI key or base URL is set: bare names and OPENAI_MODEL go there. */
+  /**
+   * True when an OpenAI key or base URL is set: bare names and OPENAI_MODEL go there. A base URL
+   * alone counts: a local OpenAI-compatible server (vLLM, LM Studio, llama.cpp) may take no key,
+   * and the client then sends "none".
+   */
   get openaiConfigured(): boolean {
     return this.#env.OPENAI_API_KEY !== undefined || this.#env.OPENAI_BASE_URL !== undefined;
   }
@@ -82,7 +86,7 @@ export class ModelResolver {
         });
         return this.#demo;
       case "openai":
-        if (!this.openaiConfigured) throw missingKey(spec, "OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server)");
+        if (!this.openaiConfigured) throw missingKey(spec, "OPENAI_API_KEY", " (or OPENAI_BASE_URL for a compatible server)");
         return new OpenAIModel({ client: this.#client("openai", env.OPENAI_BASE_URL, env.OPENAI_API_KEY ?? "none"), model: spec.name });
       case "openrouter":
         if (env.OPENROUTER_API_KEY === undefined) throw missingKey(spec, "OPENROUTER_API_KEY");
@@ -153,6 +157,9 @@ export function resolveModel(spec: string | Model, env: ModelEnv): Model {
   return new ModelResolver(env).resolve(spec);
 }
 
-function missingKey(spec: ModelSpec, variable: string): ModelError {
-  return new ModelError("MODEL_UNAVAILABLE", `The model "${formatModelSpec(spec)}" needs ${variable}: set it, or choose another model (MODEL, or the agent's model).`, { retryable: false });
+function missingKey(spec: ModelSpec, variable: string, or = ""): ModelError {
+  return new ModelError("MODEL_UNAVAILABLE", `The model "${formatModelSpec(spec)}" needs ${variable}${or}: set it, or choose another model (MODEL, or the agent's model).`, {
+    retryable: false,
+    setting: variable,
+  });
 }

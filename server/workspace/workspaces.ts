@@ -21,6 +21,7 @@ import { type Dirent, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
+import { makeDirs } from "../make-dirs.ts";
 import { DEFAULT_TENANT } from "../tenant.ts";
 import { joinRel, lstatEntry, openDirAt, openTrustedDir, readDirOf, withSubdir } from "./beneath.ts";
 import { pathTextProblem } from "./paths.ts";
@@ -97,9 +98,8 @@ export class Workspaces {
   /** Creates the root and `.threadline` (idempotent); returns the root's real path. */
   async init(): Promise<string> {
     if (this.#rootReal) return this.#rootReal;
-    await fs.mkdir(path.join(this.meta, "threads"), { recursive: true });
-    await fs.mkdir(path.join(this.meta, "bindings"), { recursive: true });
-    await fs.mkdir(path.join(this.meta, "instances"), { recursive: true });
+    // makeDirs, not a recursive mkdir, which never returns for a root under /proc.
+    for (const d of ["threads", "bindings", "instances"]) await makeDirs(path.join(this.meta, d));
     // The sandbox's user must reach the thread directories (bwrap binds them as that user).
     if (this.opts.owner) for (const d of [this.meta, path.join(this.meta, "threads")]) await fs.chmod(d, 0o711);
     this.#rootReal = await fs.realpath(this.root);

@@ -1,11 +1,13 @@
 /**
  * close() is graceful and bounded, with a second instance on the same Postgres store: new runs
- * on the closing instance get 503 with Retry-After; a run executing there either finishes within
- * drainTimeoutMs or, past it, is stopped and handed over (its lease freed at once, so the other
- * instance's next sweep resumes it); either way it ends once, and the closing instance
- * leaves no lease behind.
+ * on the closing instance get 503 with Retry-After; a run executing there finishes its step in
+ * flight within drainTimeoutMs and is handed over before its next step, or, past the bound, has
+ * that step cut and is handed over with it (marked workflow.handed_over, its lease freed at once,
+ * so the other instance's next sweep continues it, logging and counting a hand-off); either way
+ * it ends once, no finished step is done again, and the closing instance leaves no lease behind.
  */
 import pg from "pg";
+import request from "supertest";
 import { endsRun } from "../../protocol/lifecycle.ts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postSse } from "../support/sse-client.ts";
@@ -53,11 +55,16 @@ describe.runIf(DATABASE_URL)("close() with a second instance on the same Postgre
     return stream.done;
   }
 
-  it("lets a run finish within the bound, refusing new runs with 503 meanwhile", async () => {
+  /** The model requests aimock has answered so far. */
+  const modelRequests = () => upstream.mock.getRequests().filter((r) => r.path.includes("/chat/completions")).length;
+
+  it("lets the step in flight finish within the bound, then hands the run over before its next step; new runs get 503 meanwhile", async () => {
     const gated = gatedAgent();
     const { a, b, schema } = await pair(gated, 60_000);
     const threadId = "close-finishes";
+    const requestsBefore = modelRequests();
     const run = await postSse(`${a.url}/ai/agents/gated/run`, runBody(threadId, [user("one step")]));
+    void run.done.catch(() => {});
     expect(await gated.started.next()).toBe("only");
 
     const closed = a.threadline.close();
@@ -73,20 +80,25 @@ describe.runIf(DATABASE_URL)("close() with a second instance on the same Postgre
     expect(body.error.message).toMatch(/shutting down/);
     expect(await a.threadline.store.getThread("close-new")).toBeNull();
 
+    // The tool (the step in flight) finishes on A; the model request after it is B's.
     gated.release.open();
-    const frames = await run.done; // the run's own stream ends with its end, on A
-    expect(frames.filter((f) => f.event.type === "RUN_FINISHED")).toHaveLength(1);
     await closed;
     await a.close();
+    const replay = await framesVia(b, threadId);
+    expect(replay.filter((f) => f.event.type === "RUN_FINISHED")).toHaveLength(1);
 
     expect(gated.aborted).toEqual([]);
     expect(gated.completed.get("only")).toBe(1);
     expect(await leasesOf(schema, "A")).toEqual([]);
     const events = await b.threadline.store.read(threadId);
     expect(events.filter(endsRun).map((e) => e.type)).toEqual(["workflow.suspended"]); // waits for the next message
-    expect(events.some((e) => e.type === "workflow.resumed")).toBe(false); // A finished it itself
-    const replay = await framesVia(b, threadId);
-    expect(replay.filter((f) => f.event.type === "RUN_FINISHED")).toHaveLength(1);
+    // Two steps durable on A (the model's tool call, the tool), none done again on B.
+    expect(events.filter((e) => e.type === "workflow.handed_over").map((e) => e.data)).toEqual([{ runId: expect.any(String), owner: "A", step: 2, cut: false }]);
+    expect(events.filter((e) => e.type === "workflow.resumed").map((e) => e.data)).toEqual([
+      { runId: expect.any(String), reason: "handed_over", owner: "B", from: "A" },
+    ]);
+    expect(modelRequests() - requestsBefore).toBe(2);
+    expect(await handOffs(b)).toEqual({ in: 1, cut: 0 });
   });
 
   it("hands a run that outlasts the bound over to the other instance, leaving no lease of its own", async () => {
@@ -98,9 +110,11 @@ describe.runIf(DATABASE_URL)("close() with a second instance on the same Postgre
     expect(await gated.started.next()).toBe("only");
     expect(await leasesOf(schema, "A")).toEqual([threadId]);
 
-    await a.close(); // the drain ends at its bound with the tool still waiting: stopped, handed over
+    await a.close(); // the drain ends at its bound with the tool still waiting: cut, handed over
     expect(gated.aborted).toEqual(["only"]);
     expect(await leasesOf(schema, "A")).toEqual([]);
+    const mark = (await b.threadline.store.read(threadId)).find((e) => e.type === "workflow.handed_over");
+    expect(mark?.data).toMatchObject({ owner: "A", step: 1, cut: true });
 
     // B's sweep claims the freed lease and executes the tool again from the log.
     expect(await gated.started.next()).toBe("only");
@@ -110,9 +124,17 @@ describe.runIf(DATABASE_URL)("close() with a second instance on the same Postgre
 
     const events = await b.threadline.store.read(threadId);
     const resumed = events.filter((e) => e.type === "workflow.resumed");
-    expect(resumed.map((e) => e.type === "workflow.resumed" && e.data.owner)).toEqual(["B"]);
+    expect(resumed.map((e) => e.data)).toEqual([{ runId: expect.any(String), reason: "handed_over", owner: "B", from: "A" }]);
     expect(events.filter(endsRun).map((e) => e.type)).toEqual(["workflow.suspended"]); // waits for the next message
     expect(await leasesOf(schema, "A")).toEqual([]);
     expect((await b.threadline.store.getThread(threadId))?.status).toBe("WAITING");
+    expect(await handOffs(b)).toEqual({ in: 1, cut: 1 });
   });
+
+  /** The hand-offs the instance's /metrics counts as continued there, and how many of those were cut. */
+  async function handOffs(app: LibraryApp): Promise<{ in: number; cut: number }> {
+    const text = (await request(app.threadline.app).get("/metrics")).text;
+    const count = (cut: boolean) => Number(new RegExp(`^threadline_run_handoffs_total\\{direction="in",cut="${cut}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
+    return { in: count(false) + count(true), cut: count(true) };
+  }
 });

@@ -2,7 +2,7 @@
  * The `database` option: a Postgres URL, the application's pg.Pool (the store takes its
  * connections from it, and close() leaves it open), and a PGlite instance (left open too).
  */
-import { PGlite } from "@electric-sql/pglite";
+import { testPglite } from "../support/pglite.ts";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineAgent } from "../../server/agents/define.ts";
@@ -33,7 +33,7 @@ describe("the database option", () => {
   });
 
   it("takes a PGlite instance, stores the log in it, and leaves it open on close()", async () => {
-    const pglite = new PGlite();
+    const pglite = testPglite();
     const app = await startLibraryApp({ llmUrl: upstream.url, mount: "/ai", agents: [echo], database: pglite });
     try {
       expect(app.threadline.store.kind).toBe("pglite");

@@ -4,7 +4,7 @@
  * the mount, an unknown path under it is a JSON 404 that names the mount, and an auth hook that
  * refuses is a 401 that writes nothing.
  */
-import { PGlite } from "@electric-sql/pglite";
+import { testPglite } from "../support/pglite.ts";
 import type { Request } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -26,7 +26,7 @@ const assistant = defineAgent({ id: "assistant", description: "Weather", instruc
 /** The `database` option for a backend: a PGlite instance, or the Postgres URL in a fresh schema. */
 function databaseFor(backend: BackendName): { database: DatabaseOption; schema?: string; done(): Promise<void> } {
   if (backend === "postgres") return { database: process.env.DATABASE_URL!, schema: testSchema(), done: async () => {} };
-  const pglite = new PGlite();
+  const pglite = testPglite();
   return { database: pglite, done: () => pglite.close() };
 }
 

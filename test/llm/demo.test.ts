@@ -170,3 +170,35 @@ describe("demo model", () => {
     expect(usage && usage.type === "usage" && usage.totalTokens).toBeGreaterThan(0);
   });
 });
+
+describe("demo model, with an application's own tool schemas", () => {
+  const tool = (name: string, schema: z.ZodType): ModelTool => ({ name, description: name, inputSchema: z.toJSONSchema(schema) as Record<string, unknown> });
+
+  it("fills get_weather's arguments from the schema offered: { city } gets the city asked about", async () => {
+    const CitySchema = z.object({ city: z.string() });
+    const { calls } = await demoTurn([user("What is the weather in Paris?")], [tool(DEMO_TOOLS.getWeather, CitySchema)]);
+    expect(calls).toMatchObject([{ name: DEMO_TOOLS.getWeather, args: { city: "Paris" } }]);
+    expect(CitySchema.safeParse(calls[0]!.args).success).toBe(true);
+  });
+
+  it("gives every required field a value of its type, and leaves optional ones out", async () => {
+    const Schema = z.object({
+      place: z.string().min(2),
+      units: z.enum(["celsius", "fahrenheit"]),
+      days: z.number().int().min(1).max(7),
+      hourly: z.boolean(),
+      tags: z.array(z.string()).min(1),
+      note: z.string().optional(),
+    });
+    const { calls } = await demoTurn([user("Weather in Tokyo, please")], [tool(DEMO_TOOLS.getWeather, Schema)]);
+    expect(calls[0]!.args).toEqual({ place: "Tokyo", units: "celsius", days: 1, hourly: false, tags: ["-"] });
+    expect(Schema.safeParse(calls[0]!.args).success).toBe(true);
+  });
+
+  it("answers the follow-up from the application's result, naming the place from its arguments", async () => {
+    const first = user("What is the weather in Paris?");
+    const { calls } = await demoTurn([first], [tool(DEMO_TOOLS.getWeather, z.object({ city: z.string() }))]);
+    const { text } = await demoTurn(answered(first, calls, [JSON.stringify({ city: "Paris", forecast: "sunny", tempC: 21 })]), []);
+    expect(text).toBe('The weather service said about Paris: {"city":"Paris","forecast":"sunny","tempC":21}');
+  });
+});

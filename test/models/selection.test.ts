@@ -14,6 +14,7 @@ import { modelsFromConfig } from "../../server/models/from-config.ts";
 import type { Model } from "../../server/models/model.ts";
 import { resolveModel } from "../../server/models/resolve.ts";
 import { formatModelSpec, ModelSpecError, parseModelSpec, PROVIDERS } from "../../server/models/spec.ts";
+import { StartupError } from "../../server/startup-errors.ts";
 import { collect, textOf, userText } from "../llm/support.ts";
 
 const logger = pino({ level: "silent" });
@@ -106,6 +107,40 @@ describe("resolveModel and modelsFromConfig", () => {
     expect(claude.factory(agent()).id).toBe("anthropic:claude-sonnet-4-5");
     // One Model per spec: agents that share a spec share its clients.
     expect(claude.factory(agent())).toBe(claude.factory(agent()));
+  });
+
+  it("refuses, when the server is built, a default that names OpenAI without it and a model without its provider's key", () => {
+    const refusal = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err) {
+        return err as StartupError;
+      }
+      throw new Error("expected a StartupError");
+    };
+    const bare = refusal(() => modelsFromConfig(loadConfig({ MODEL: "gpt-4o-mini" }), { logger }));
+    expect(bare).toBeInstanceOf(StartupError);
+    expect(bare).toMatchObject({ code: "MODEL_UNAVAILABLE", setting: "OPENAI_API_KEY" });
+    expect(bare.message).toMatch(/^MODEL "gpt-4o-mini" names an OpenAI model, and neither OPENAI_API_KEY nor OPENAI_BASE_URL is set/);
+    expect(refusal(() => modelsFromConfig(loadConfig({}), { logger, model: "gpt-4o" })).message).toMatch(/^The `model` option "gpt-4o" names an OpenAI model/);
+    // A base URL alone is a configured OpenAI-compatible server (a local one may take no key).
+    const keyless = modelsFromConfig(loadConfig({ MODEL: "gpt-4o-mini", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }), { logger });
+    expect(keyless.check([agent()])).toEqual({ a: "openai:gpt-4o-mini" });
+
+    const claude = modelsFromConfig(loadConfig({ MODEL: "anthropic:claude-sonnet-4-5" }), { logger });
+    const missing = refusal(() => claude.check([agent()]));
+    expect(missing).toMatchObject({ code: "MODEL_UNAVAILABLE", setting: "ANTHROPIC_API_KEY" });
+    expect(missing.message).toBe('The model "anthropic:claude-sonnet-4-5" (MODEL) needs ANTHROPIC_API_KEY: set ANTHROPIC_API_KEY, or choose another model in MODEL.');
+    expect(refusal(() => modelsFromConfig(loadConfig({ OPENAI_MODEL: "gpt-4.1" }), { logger }).check([agent()])).message).toMatch(/^The model "openai:gpt-4.1" \(OPENAI_MODEL\) needs OPENAI_API_KEY/);
+
+    const demo = modelsFromConfig(loadConfig({}), { logger });
+    const gemini = defineAgent({ id: "g", instructions: "Help.", model: "google:gemini-2.5-flash" });
+    expect(refusal(() => demo.check([agent(), gemini])).message).toBe(
+      'Agent "g" has the model "google:gemini-2.5-flash", which needs GOOGLE_GENERATIVE_AI_API_KEY: set GOOGLE_GENERATIVE_AI_API_KEY, or give the agent another model.',
+    );
+    // An agent's own bare name still runs offline on the demo, and the check says so.
+    expect(demo.check([agent("gpt-4o")])).toEqual({ a: "demo" });
+    expect(modelsFromConfig(loadConfig({}), { logger, model: () => demo.factory(agent()) }).check([agent()])).toBeUndefined();
   });
 
   it("lets an agent's own Model or spec win over the default", () => {

@@ -9,22 +9,31 @@ import { defineAgent } from "../../server/agents/define.ts";
 import type { WorkflowEvent } from "../../protocol/events.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { backends, openStore, startTestServer } from "../support/server.ts";
-import { postSse } from "../support/sse-client.ts";
+import { CLIENT_VERSIONS, runClient } from "../support/agui-clients.ts";
+import { postSse, type SseFrame } from "../support/sse-client.ts";
 import { gatedAgent, startGatedUpstream } from "./support.ts";
 
-async function orphan(store: EventStore, threadId: string, agentId: string, extra: WorkflowEvent[] = []) {
+async function orphan(store: EventStore, threadId: string, agentId: string, extra: WorkflowEvent[] = [], opts: { text?: string; lease?: boolean } = {}) {
   await store.migrate();
   await store.ensureThread(threadId, agentId);
   await store.append(threadId, [
     { type: "thread.created", data: { agentId } },
     { type: "run.accepted", data: { runId: "r1", tools: [], context: [] } },
-    { type: "message.appended", data: { runId: "r1", source: "input", message: { id: "u1", role: "user", content: "hello" } } },
+    { type: "message.appended", data: { runId: "r1", source: "input", message: { id: "u1", role: "user", content: opts.text ?? "hello" } } },
     { type: "workflow.started", data: { runId: "r1" } },
     ...extra,
   ]);
-  // The dead instance's lease, already expired by the database clock.
-  expect(await store.acquireLease(threadId, "dead-instance", 0)).toBe(true);
+  // The dead instance's lease, already expired by the database clock (none: it was given back).
+  if (opts.lease !== false) expect(await store.acquireLease(threadId, "dead-instance", 0)).toBe(true);
 }
+
+async function threadMessages(url: string, threadId: string): Promise<unknown[]> {
+  return ((await (await fetch(`${url}/api/threads/${threadId}`)).json()) as { messages: unknown[] }).messages;
+}
+
+const cutTask: WorkflowEvent = { type: "task.created", data: { runId: "r1", taskId: "x", kind: "llm", name: "llm-request-1" } };
+const deltasOf = (frames: SseFrame[], type: string, messageId?: string) =>
+  frames.filter((f) => f.event.type === type && (messageId === undefined || f.event.messageId === messageId)).map((f) => f.event.delta as string);
 
 describe.each(backends())("recovery on %s", (backend) => {
   let upstream: { mock: LLMock; url: string };
@@ -33,7 +42,7 @@ describe.each(backends())("recovery on %s", (backend) => {
   });
   afterAll(() => upstream.mock.stop());
 
-  it("a starting instance resumes an orphaned run: the partial message is closed, the answer streams, WAITING", async () => {
+  it("a starting instance resumes an orphaned run: a partial message the model does not repeat is withdrawn, the answer streams, WAITING", async () => {
     const store = openStore(backend);
     await orphan(store, "t-resume", "default", [
       { type: "task.created", data: { runId: "r1", taskId: "x", kind: "llm", name: "llm-request-1" } },
@@ -57,6 +66,74 @@ describe.each(backends())("recovery on %s", (backend) => {
       expect(log.map((e) => e.type)).toContain("workflow.resumed");
       const thread = await store.getThread("t-resume");
       expect(thread).toMatchObject({ status: "WAITING", leaseOwner: null });
+    } finally {
+      await server.close();
+      await store.close();
+    }
+  });
+
+  it("a run cut mid-answer whose model answers the same goes on where the cut text stopped: no word is streamed twice", async () => {
+    const store = openStore(backend);
+    // aimock answers "answer to: hello"; the dead instance had streamed its first words.
+    await orphan(store, "t-continue", "default", [
+      cutTask,
+      { type: "text.started", data: { runId: "r1", messageId: "cut" } },
+      { type: "text.delta", data: { runId: "r1", messageId: "cut", delta: "answer " } },
+      { type: "text.delta", data: { runId: "r1", messageId: "cut", delta: "to: he" } },
+    ]);
+    const server = await startTestServer({ backend, llmUrl: upstream.url, store });
+    try {
+      const frames = await (await postSse(`${server.url}/api/agents/default/connect`, { threadId: "t-continue", lastSeenEventId: "0" })).done;
+      expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
+      // One message, started once, its words once: the cut ones, then only what follows them.
+      expect(frames.filter((f) => f.event.type === "TEXT_MESSAGE_START").map((f) => f.event.messageId)).toEqual(["cut"]);
+      expect(deltasOf(frames, "TEXT_MESSAGE_CONTENT")).toEqual(["answer ", "to: he", "llo"]);
+      expect(frames.filter((f) => f.event.type === "MESSAGES_SNAPSHOT")).toEqual([]);
+      const log = await store.read("t-continue");
+      expect(log.find((e) => e.type === "workflow.resumed")?.data).toMatchObject({ reason: "recovered", continues: ["cut"] });
+      expect(log.some((e) => e.type === "stream.withdrawn")).toBe(false);
+      const messages = await threadMessages(server.url, "t-continue");
+      expect(messages.at(-1)).toEqual({ id: "cut", role: "assistant", content: "answer to: hello" });
+      for (const version of CLIENT_VERSIONS) {
+        const out = await runClient(version, { url: `${server.url}/api/agents/default/connect`, input: { threadId: "t-continue" }, headers: { "Last-Event-ID": "0" } });
+        expect(out.error?.message, version).toBeUndefined();
+        expect(out.messages.filter((m) => m.role === "assistant")).toEqual([expect.objectContaining({ id: "cut", content: "answer to: hello" })]);
+      }
+    } finally {
+      await server.close();
+      await store.close();
+    }
+  });
+
+  it("a hand-off cut mid-reasoning: claimed at once (no lease to expire), continued as a hand-off, the reasoning's words once", async () => {
+    const store = openStore(backend);
+    await orphan(store, "t-handed", "default", [
+      cutTask,
+      { type: "reasoning.started", data: { runId: "r1", messageId: "rs" } },
+      { type: "reasoning.delta", data: { runId: "r1", messageId: "rs", delta: "Weighing the" } },
+      { type: "workflow.handed_over", data: { runId: "r1", owner: "draining-instance", step: 0, cut: true } },
+    ], { text: "think it over", lease: false });
+    const server = await startTestServer({ backend, llmUrl: upstream.url, store, leaseOwner: "next-instance" });
+    try {
+      const frames = await (await postSse(`${server.url}/api/agents/default/connect`, { threadId: "t-handed", lastSeenEventId: "0" })).done;
+      expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
+      // The cut words, then only what follows them (in the model's chunks).
+      const reasoning = deltasOf(frames, "REASONING_MESSAGE_CONTENT", "rs");
+      expect(reasoning[0]).toBe("Weighing the");
+      expect(reasoning.join("")).toBe("Weighing the question.");
+      expect(frames.filter((f) => f.event.type === "REASONING_MESSAGE_START")).toHaveLength(1);
+      expect(deltasOf(frames, "TEXT_MESSAGE_CONTENT").join("")).toBe("Here is my answer.");
+      const log = await store.read("t-handed");
+      expect(log.find((e) => e.type === "workflow.resumed")?.data).toEqual({
+        runId: "r1", reason: "handed_over", owner: "next-instance", from: "draining-instance", continues: ["rs"],
+      });
+      const messages = await threadMessages(server.url, "t-handed");
+      expect(messages.slice(1)).toEqual([
+        { id: "rs", role: "reasoning", content: "Weighing the question." },
+        expect.objectContaining({ role: "assistant", content: "Here is my answer." }),
+      ]);
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).toMatch(/^threadline_run_handoffs_total\{direction="in",cut="true"\} 1$/m);
     } finally {
       await server.close();
       await store.close();

@@ -77,7 +77,10 @@ export function lastUserText(req: ChatCompletionRequest): string {
   return "";
 }
 
-/** aimock with: "two steps" -> two slow_step calls; a tool result last -> "steps done"; else echo. */
+/**
+ * aimock with: "two steps" -> two slow_step calls; a tool result last -> "steps done"; "think it
+ * over" -> reasoning, then an answer; else echo.
+ */
 export async function startGatedUpstream(): Promise<{ mock: LLMock; url: string }> {
   const mock = new LLMock({ port: 0, host: "127.0.0.1", latency: 0, logLevel: "silent" });
   mock.addFixtures([
@@ -94,6 +97,10 @@ export async function startGatedUpstream(): Promise<{ mock: LLMock; url: string 
     {
       match: { predicate: (req) => lastUserText(req).includes("one step") },
       response: { toolCalls: [{ name: "slow_step", arguments: JSON.stringify({ label: "only" }), id: "call-only" }] },
+    },
+    {
+      match: { predicate: (req) => lastUserText(req).includes("think it over") },
+      response: { reasoning: "Weighing the question.", content: "Here is my answer." },
     },
     { match: { predicate: () => true }, response: (req) => ({ content: `answer to: ${lastUserText(req)}` }) },
   ]);

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemoUpstream } from "../../server/demo/upstream.ts";
 import { socketOrigins } from "../../server/http/web.ts";
-import { backends, startTestServer, type TestServer } from "../support/server.ts";
+import type { EventStore } from "../../server/store/types.ts";
+import { backends, openStore, startTestServer, type TestServer } from "../support/server.ts";
 import { send } from "./raw-http.ts";
 
 const J = { "content-type": "application/json" };
@@ -32,14 +33,20 @@ describe.each(backends())("the edge on %s", (backend) => {
   let server: TestServer;
   let guarded: TestServer;
   let keyed: TestServer;
+  let store: EventStore;
   beforeAll(async () => {
     upstream = await startDemoUpstream({ latencyMs: 0 });
-    server = await startTestServer({ backend, llmUrl: upstream.url, env: { ALLOWED_ORIGINS: "https://app.example.com, http://localhost:5173" } });
-    guarded = await startTestServer({ backend, llmUrl: upstream.url, env: { METRICS_TOKEN: "scrape-me" } });
-    keyed = await startTestServer({ backend, llmUrl: upstream.url, env: { API_KEYS: "k1,k2" } });
+    // One database for the three servers (instances of one deployment): a PGlite store takes
+    // seconds of CPU to create and migrate, three of them outlasted the hook on a loaded machine,
+    // and guarded and keyed only serve /metrics and /healthz.
+    store = openStore(backend);
+    server = await startTestServer({ backend, store, llmUrl: upstream.url, env: { ALLOWED_ORIGINS: "https://app.example.com, http://localhost:5173" } });
+    guarded = await startTestServer({ backend, store, llmUrl: upstream.url, env: { METRICS_TOKEN: "scrape-me" } });
+    keyed = await startTestServer({ backend, store, llmUrl: upstream.url, env: { API_KEYS: "k1,k2" } });
   });
   afterAll(async () => {
     await Promise.all([server?.close(), guarded?.close(), keyed?.close()]);
+    await store?.close();
     await upstream?.stop();
   });
 

@@ -11,6 +11,8 @@ export function agenticChatAgent(): AgentDefinition {
   return defineAgent({
     id: AGENTIC_CHAT_ID,
     description: "Agentic chat: a conversation that can call the page's own tools (change_background).",
+    greeting: "Hi! I can chat and call this page's own tools.",
+    suggestions: ["Change the background to teal", "Hello!"],
     instructions:
       "You are a friendly assistant in a chat. When the user asks to change the page's background or colours, " +
       "call the change_background tool the page offers. Otherwise just answer, briefly.",

@@ -4,11 +4,13 @@
  * status: "pending"}]}`, and the state is the reference's `{steps: [{description, status}]}`.
  * While the model streams the call, predictState makes state.steps follow its `steps` argument
  * (the plan appears as it is written); then the tool marks each step running and completed,
- * each change a STATE_DELTA, so the page draws the plan from state alone.
+ * each change a STATE_DELTA, so the page draws the plan from state alone. A cancel marks the steps
+ * not completed "cancelled".
  */
 import { z } from "zod";
 import { abortableWait } from "../abortable-wait.ts";
 import { defineAgent, defineTool, type AgentDefinition } from "../define.ts";
+import { cancelOpenSteps, type StepStatus } from "../plan-steps.ts";
 
 export const AGENTIC_GENERATIVE_UI_ID = "agentic_generative_ui";
 
@@ -31,7 +33,7 @@ export const GenerateTaskStepsArgsSchema = z.object({
   steps: z.array(TaskStepSchema).min(1).max(MAX_PLAN_STEPS).describe("The steps of the task, in order, each with status 'pending'"),
 });
 
-export type StepStatus = "pending" | "running" | "completed";
+export type { StepStatus };
 
 export interface GenerativeUiOptions {
   /** Time spent on each step, so the progress can be watched; small in tests. */
@@ -46,6 +48,7 @@ export function agenticGenerativeUiAgent(opts: GenerativeUiOptions = {}): AgentD
       "Make up the steps (only a couple of words each, in gerund form) a task needs, and carry them out. " +
       "The steps and their progress are shown to the user live.",
     inputSchema: GenerateTaskStepsArgsSchema,
+    onCancelState: cancelOpenSteps("/steps"),
     async execute({ steps }, ctx) {
       // `add` replaces the predicted (or an earlier plan's) steps: every plan starts afresh.
       await ctx.state.patch([
@@ -62,6 +65,8 @@ export function agenticGenerativeUiAgent(opts: GenerativeUiOptions = {}): AgentD
   return defineAgent({
     id: AGENTIC_GENERATIVE_UI_ID,
     description: `Agentic generative UI: ${GENERATE_TASK_STEPS_TOOL} writes a plan into state.steps and completes it live.`,
+  greeting: "Give me a goal: I write a plan and work through it, step by step, live.",
+  suggestions: ["Make a plan to launch the website", "Help me move house"],
     instructions:
       `You are a helpful assistant assisting with any task. When asked to do something, call ${GENERATE_TASK_STEPS_TOOL} ` +
       "with the steps it takes (3 to 10, a couple of words each, in gerund form, status 'pending'); the user watches " +

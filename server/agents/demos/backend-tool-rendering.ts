@@ -18,6 +18,8 @@ export function backendToolRenderingAgent(): AgentDefinition {
   return defineAgent({
     id: BACKEND_TOOL_RENDERING_ID,
     description: "Backend tool rendering: get_weather runs on the server; the page renders its call and result as a card.",
+    greeting: "Ask me about the weather: the server looks it up and the page draws it as a card.",
+    suggestions: ["What's the weather in Paris?", "Check the weather in Paris and Tokyo in parallel"],
     instructions:
       "You are a weather assistant. For any question about the weather, call get_weather for each city asked " +
       "about, then sum the result up in one sentence.",

@@ -14,6 +14,8 @@ export function humanInTheLoopAgent(): AgentDefinition {
   return defineAgent({
     id: HUMAN_IN_THE_LOOP_ID,
     description: "Human in the loop: the agent asks for your approval (confirm_action, or the dojo's generate_task_steps) before it acts.",
+    greeting: "I ask for your approval before I act.",
+    suggestions: ["Delete the old drafts", "Please approve the deploy"],
     instructions:
       "You carry out actions for the user, but never without their approval, asked through the page's tool. " +
       "When generate_task_steps is offered, call it with the steps the task takes (each a short imperative " +

@@ -46,6 +46,8 @@ export function predictiveStateUpdatesAgent(): AgentDefinition {
   return defineAgent({
     id: PREDICTIVE_STATE_UPDATES_ID,
     description: `Predictive state updates: the agent proposes a document with ${WRITE_DOCUMENT_TOOL}; you confirm or reject it (${CONFIRM_CHANGES_TOOL}).`,
+    greeting: "I write documents as you watch; you confirm or reject the changes.",
+    suggestions: ["Write a document about the sea", "Write a short piece about autumn"],
     instructions:
       "You write and revise a document with the user; the current document is state.document. To change it, call " +
       `${WRITE_DOCUMENT_TOOL} with the complete new text (keep stories short), then call ${CONFIRM_CHANGES_TOOL} with {} ` +

@@ -65,6 +65,8 @@ export function sharedStateAgent(): AgentDefinition {
   return defineAgent({
     id: SHARED_STATE_ID,
     description: `Shared state: a recipe that you edit in the page and the agent edits with ${UPDATE_WORKING_MEMORY_TOOL}.`,
+    greeting: "We share a recipe: edit it in the panel, or ask me to.",
+    suggestions: ["Suggest a recipe", "Improve it"],
     instructions:
       "You are a cooking assistant working on a recipe the user also edits. The current recipe is in the shared " +
       `state; build on it (keep the user's changes) and change it only with ${UPDATE_WORKING_MEMORY_TOOL}. ` +

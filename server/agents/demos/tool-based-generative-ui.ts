@@ -12,6 +12,8 @@ export function toolBasedGenerativeUiAgent(): AgentDefinition {
   return defineAgent({
     id: TOOL_BASED_GENERATIVE_UI_ID,
     description: "Tool-based generative UI: the agent writes haiku through the page's generate_haiku tool, drawn as a card.",
+    greeting: "Ask me for a haiku; it is drawn as a card.",
+    suggestions: ["Write a haiku about the moon", "A haiku about a frog"],
     instructions:
       "You write haiku. Whatever the user asks about, answer with one haiku by calling the generate_haiku tool: " +
       "three lines in Japanese, the same three lines in English, and a CSS gradient that suits its mood. " +

@@ -13,6 +13,7 @@ export function agentRoutes({ agents, engine }: { agents: AgentRegistry; engine:
     tools: a.tools.map((t) => ({ name: t.name, description: t.description })),
     maxTurns: a.maxTurns,
     doubleTexting: a.doubleTexting,
+    welcome: a.welcome,
     capabilities: agentCapabilities(a, engine.modelIfBuilt(a)),
   });
   router.get("/agents", (_req, res) => {

@@ -1,7 +1,7 @@
 /** Liveness, readiness (the database answers and is migrated) and Prometheus metrics. */
 import { Router } from "express";
 import type { Metrics } from "../../metrics.ts";
-import { DatabaseUnavailableError, StoreError } from "../../store/errors.ts";
+import { DatabaseUnavailableError, SchemaTooNewError, StoreError, StoreNotReadyError } from "../../store/errors.ts";
 import type { EventStore } from "../../store/types.ts";
 import { DATABASE_RETRY_AFTER_SECONDS } from "../errors.ts";
 
@@ -38,7 +38,8 @@ function pinger(store: EventStore, ms: number): () => Promise<void> {
 /**
  * Why the server is not ready, always naming the database: `cause` "database" and the code a
  * request would get (DATABASE_UNAVAILABLE when it cannot be reached or does not answer,
- * STORE_NOT_READY when it answers but the schema is not this code's).
+ * STORE_NOT_READY when it answers but is not migrated yet, SCHEMA_TOO_NEW when a later release
+ * migrated it past what this code runs on).
  */
 function notReady(err: unknown): { cause: "database"; code: string; error: string } {
   if (err instanceof PingTimeoutError) {
@@ -55,6 +56,9 @@ function notReady(err: unknown): { cause: "database"; code: string; error: strin
       error: `${err.message} Check that it is up and reachable from this host (DATABASE_URL, network, failover, connection limits); runs pause meanwhile.`,
     };
   }
+  // Its schema is another release's: the message names both versions and what to do, and
+  // DATABASE_URL is not the fault.
+  if (err instanceof SchemaTooNewError || err instanceof StoreNotReadyError) return { cause: "database", code: err.code, error: `${err.message}.` };
   const what = err instanceof Error ? err.message : String(err);
   return {
     cause: "database",

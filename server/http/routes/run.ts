@@ -17,6 +17,7 @@ import { callerTenant } from "../auth.ts";
 import { levelOf } from "../../../protocol/versions.ts";
 import { agentFitIssues } from "../agent-fit.ts";
 import { sendError } from "../errors.ts";
+import { requestIdOf, requestLogger } from "../request-context.ts";
 import { parseRunRequest } from "../run-input.ts";
 import { admitRun, runFrames } from "../run-stream.ts";
 import { SseResponse } from "../sse-response.ts";
@@ -59,11 +60,12 @@ export function runRoute(deps: RunRouteDeps): Router {
     const sse = new SseResponse(req, res, { metrics, reader: levelOf(parsed.input.protocolVersion) });
     // A busy thread, a reused run id, another agent's or another tenant's thread: the error
     // handler answers 409 or 404 (server/errors.ts), before any byte of stream.
-    const started = await admitRun(deps, agent, parsed, callerTenant(res));
+    const reqDeps = { ...deps, logger: requestLogger(res, deps.logger) };
+    const started = await admitRun(reqDeps, agent, parsed, callerTenant(res), requestIdOf(res));
 
     sse.open();
     try {
-      for await (const frame of runFrames(deps, started, parsed, sse.signal)) {
+      for await (const frame of runFrames(reqDeps, started, parsed, sse.signal)) {
         await sse.write(frame);
         if (sse.signal.aborted) break;
       }

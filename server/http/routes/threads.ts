@@ -1,6 +1,7 @@
 /**
- * The thread API: list, inspect (rebuilt from the log), raw events (JSON, or SSE live for the
- * inspector), cancel from any instance, delete.
+ * The thread API: list (by title, archived or not), inspect (rebuilt from the log), raw events
+ * (JSON, or SSE live for the inspector), cancel from any instance, delete; rename and archive
+ * are thread-meta.ts.
  */
 import { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
@@ -14,6 +15,9 @@ import type { Engine } from "../../engine/engine.ts";
 import { foldThread } from "../../engine/thread-fold.ts";
 import type { Metrics } from "../../metrics.ts";
 import { encodeThreadCursor, ThreadCursorSchema } from "../../store/thread-cursor.ts";
+import { listingJson, threadJson } from "./thread-json.ts";
+import { threadMetaRoutes } from "./thread-meta.ts";
+import { threadStateRoutes } from "./thread-state.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
 import { parseSeqCursor } from "../cursor.ts";
@@ -27,6 +31,10 @@ const ListQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   /** Checked and decoded here (bounds, no NUL, the format): a bad cursor is a 400 before any read. */
   cursor: ThreadCursorSchema.optional(),
+  /** Threads whose title contains this text (any case). */
+  q: z.string().trim().min(1).max(200).optional(),
+  /** false (default): not archived; true: archived only; all: both. */
+  archived: z.enum(["true", "false", "all"]).default("false"),
 });
 
 const ThreadQuerySchema = z.object({
@@ -38,18 +46,6 @@ const EventsQuerySchema = z.object({
   after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
   limit: z.coerce.number().int().min(1).max(10_000).default(1000),
 });
-
-function threadJson(t: ThreadRow) {
-  return {
-    threadId: t.threadId,
-    agentId: t.agentId,
-    status: t.status,
-    activeRunId: t.activeRunId === null ? null : wireRunId(t.activeRunId),
-    lastSeq: t.lastSeq,
-    createdAt: new Date(t.createdAt).toISOString(),
-    updatedAt: new Date(t.updatedAt).toISOString(),
-  };
-}
 
 function wantsSse(req: Request): boolean {
   return (req.get("accept") ?? "").includes("text/event-stream");
@@ -69,7 +65,9 @@ export function threadRoutes(deps: ThreadRoutesDeps): Router {
     .get("/threads/:threadId", inspectThread(deps))
     .get("/threads/:threadId/events", threadEvents(deps))
     .post("/threads/:threadId/cancel", cancelThread(deps))
-    .delete("/threads/:threadId", deleteThread(deps));
+    .delete("/threads/:threadId", deleteThread(deps))
+    .use(threadMetaRoutes(deps))
+    .use(threadStateRoutes(deps));
 }
 
 function listThreads({ store }: ThreadRoutesDeps): RequestHandler {
@@ -85,8 +83,10 @@ function listThreads({ store }: ThreadRoutesDeps): RequestHandler {
       limit: q.data.limit,
       // The store's filter takes the opaque text: the key the schema read, written back.
       before: q.data.cursor && encodeThreadCursor(q.data.cursor),
+      archived: q.data.archived === "all" ? "all" : q.data.archived === "true",
+      titleHas: q.data.q,
     });
-    res.json({ threads: page.threads.map(threadJson), next: page.next });
+    res.json({ threads: page.threads.map(listingJson), next: page.next });
   };
 }
 

@@ -16,7 +16,7 @@
  * a ModelError.
  */
 import type { LanguageModelV3, LanguageModelV3StreamPart, LanguageModelV3Usage, SharedV3ProviderMetadata } from "@ai-sdk/provider";
-import { APICallError } from "ai";
+import { APICallError } from "@ai-sdk/provider";
 import { causeText, httpError, ModelError } from "../errors.ts";
 import type { FinishReason, Model, ModelPart, ModelRequest } from "../model.ts";
 import { AI_SDK_MEDIA_INPUTS, toAiSdkPrompt, toAiSdkTools } from "./prompt.ts";

@@ -1,8 +1,8 @@
 /**
  * The @ai-sdk/* provider packages, loaded on first use with a dynamic import(): they are optional
- * (devDependencies / optional peers), so a server that never names Anthropic does not need its
- * package installed, and one that does gets an error naming the command to run. Rejected: static
- * imports, which would make every provider package a hard dependency of every install.
+ * peer dependencies, so a server that never names Anthropic does not need its package installed,
+ * and one that does gets an error naming the command to run. Rejected: static imports, which
+ * would make every provider package a hard dependency of every install.
  */
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { ModelError } from "../errors.ts";
@@ -14,9 +14,11 @@ export interface AiSdkProviderSettings {
 
 type Loader = (settings: AiSdkProviderSettings, name: string) => Promise<LanguageModelV3>;
 
-const LOADERS: Record<"anthropic" | "google", { pkg: string; load: Loader }> = {
+/** `pkg@range` is the peer range in package.json, the line these loaders are tested against. */
+const LOADERS: Record<"anthropic" | "google", { pkg: string; range: string; load: Loader }> = {
   anthropic: {
     pkg: "@ai-sdk/anthropic",
+    range: "3",
     load: async (settings, name) => {
       const { createAnthropic } = await import("@ai-sdk/anthropic");
       return createAnthropic(settings)(name);
@@ -24,12 +26,10 @@ const LOADERS: Record<"anthropic" | "google", { pkg: string; load: Loader }> = {
   },
   google: {
     pkg: "@ai-sdk/google",
+    range: "3",
     load: async (settings, name) => {
-      // Not a declared dependency: typed loosely so the build does not need it either.
-      const mod = (await import(/* @vite-ignore */ "@ai-sdk/google" as string)) as {
-        createGoogleGenerativeAI(s: AiSdkProviderSettings): (name: string) => LanguageModelV3;
-      };
-      return mod.createGoogleGenerativeAI(settings)(name);
+      const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+      return createGoogleGenerativeAI(settings)(name);
     },
   },
 };
@@ -37,12 +37,12 @@ const LOADERS: Record<"anthropic" | "google", { pkg: string; load: Loader }> = {
 export type AiSdkProviderName = keyof typeof LOADERS;
 
 export async function loadAiSdkModel(provider: AiSdkProviderName, settings: AiSdkProviderSettings, name: string): Promise<LanguageModelV3> {
-  const { pkg, load } = LOADERS[provider];
+  const { pkg, range, load } = LOADERS[provider];
   try {
     return await load(settings, name);
   } catch (err) {
     if (isMissingModule(err, pkg)) {
-      throw new ModelError("MODEL_UNAVAILABLE", `The ${provider} provider needs the ${pkg} package, which is not installed: run \`npm install ${pkg}\` and start again.`, {
+      throw new ModelError("MODEL_UNAVAILABLE", `The ${provider} provider needs ${pkg}, an optional peer dependency of threadline that is not installed: run \`npm install ${pkg}@${range}\` and start again.`, {
         cause: err,
         retryable: false,
       });

@@ -2,9 +2,10 @@
  * The offline demo model: the in-process aimock upstream (server/demo/upstream.ts) behind the
  * openai adapter, so the demo exercises the same code path (streaming, tool calls, usage) a
  * real provider does. The upstream starts on the first request, not with the server: a server
- * whose agents all use a real provider never opens the port.
+ * whose agents all use a real provider never opens the port, nor loads aimock (imported here on
+ * that first request, so an application that never asks the demo model does not pay its load).
  */
-import { startDemoUpstream, type DemoUpstream } from "../../demo/upstream.ts";
+import type { DemoUpstream } from "../../demo/upstream.ts";
 import type { Model, ModelPart, ModelRequest } from "../model.ts";
 import { createOpenAIClient } from "../openai/client.ts";
 import { OPENAI_MEDIA_INPUTS } from "../openai/messages.ts";
@@ -38,6 +39,7 @@ export class DemoModel implements Model {
     if (this.#closed) throw new Error("The demo model was closed with its server.");
     if (!this.#started) {
       this.#started = (async () => {
+        const { startDemoUpstream } = await import("../../demo/upstream.ts");
         const upstream = await startDemoUpstream({ host: "127.0.0.1", port: 0, ...(this.#opts.latencyMs !== undefined && { latencyMs: this.#opts.latencyMs }) });
         this.#opts.onStart?.(upstream.url);
         const client = createOpenAIClient({ baseURL: upstream.url, apiKey: "demo", maxRetries: 0 });
