@@ -1,14 +1,16 @@
 /**
  * The Threadline app: the agents and their threads on the left, the thread's shared state (or
  * the demo feature's panel) and raw events in the middle, the chat on the right; the status
- * chrome on top follows the thread's durable status.
+ * chrome on top follows the thread's durable status. In a narrow window the chat has the screen
+ * and the other two open as drawers from the top bar (Layout.tsx).
  */
 import { useAgent, useCopilotKit } from "@copilotkit/react-core/v2";
-import { Fragment, useEffect, useMemo, useRef, useState } from "react";
+import { Fragment, type ReactNode, useCallback, useEffect, useMemo, useState } from "react";
 import { isActive } from "../../protocol/lifecycle.ts";
 import { cancelThread, type WorkflowEvent } from "./api.ts";
 import { ThreadChromeContext, type ThreadChrome } from "./chrome-context.ts";
 import { Chat } from "./components/Chat.tsx";
+import { type Drawer, DrawerToggle, SkipToInput, useDrawer } from "./components/Layout.tsx";
 import { backgroundFrom, DefaultFrontendTools } from "./components/FrontendTools.tsx";
 import { Inspector } from "./components/Inspector.tsx";
 import { StatePanel } from "./components/StatePanel.tsx";
@@ -16,7 +18,6 @@ import { StatusBar } from "./components/StatusBar.tsx";
 import { ThreadList } from "./components/ThreadList.tsx";
 import { useToolCards } from "./components/ToolCards.tsx";
 import { DemoIntro } from "./demos/DemoIntro.tsx";
-import { DemoPicker } from "./demos/DemoPicker.tsx";
 import type { DemoFeature } from "./demos/feature.ts";
 import { isFresh, markStarted } from "./fresh-threads.ts";
 import { type Chrome, chromeFor, settled, type ChromeStatus } from "./status.ts";
@@ -26,6 +27,8 @@ interface Props {
   agentId: string;
   /** The demo feature this page shows; none for the Threadline agent's page. */
   demo?: DemoFeature;
+  /** The agents picker (the agents the server hosts). */
+  picker: ReactNode;
   threadId: string;
   navigate(threadId: string): void;
   newThread(): void;
@@ -34,18 +37,18 @@ interface Props {
 type Agent = ReturnType<typeof useAgent>["agent"];
 type CopilotKit = ReturnType<typeof useCopilotKit>["copilotkit"];
 
-export function App({ agentId, demo, threadId, navigate, newThread }: Props) {
+export function App({ agentId, demo, picker, threadId, navigate, newThread }: Props) {
   const view = useThread(threadId, !isFresh(threadId));
   const { agent } = useAgent({ agentId });
   const { copilotkit } = useCopilotKit();
   useToolCards();
   const server = view.detail?.status;
   const [submitted, setSubmitted] = useSubmitted(agent, threadId, view);
-  useAttachToForeignRun(agent, copilotkit, server, view.detail?.activeRunId ?? null, submitted);
 
-  const context = useChromeContext(agentId, threadId, view, submitted, setSubmitted);
+  const cancel = useCallback(() => cancelRun(copilotkit, agent, threadId), [copilotkit, agent, threadId]);
+  const context = useChromeContext(agentId, threadId, view, submitted, setSubmitted, cancel);
   const { status, chrome } = context;
-  const cancel = () => cancelRun(copilotkit, agent, threadId);
+  const drawer = useDrawer(threadId);
 
   const background = backgroundFrom(agent.messages as never[]);
   const Tools = demo ? demo.Tools : DefaultFrontendTools;
@@ -55,24 +58,30 @@ export function App({ agentId, demo, threadId, navigate, newThread }: Props) {
       <Provider>
         {Tools && <Tools />}
         <div
-          className="app"
+          className={`app${drawer.open ? ` drawer-${drawer.open}` : ""}`}
           data-testid="app"
           data-agent={agentId}
           data-background={background ?? ""}
+          data-drawer={drawer.open ?? ""}
           style={background ? { background } : undefined}
         >
-          <TopBar demo={demo} threadId={threadId} status={status} chrome={chrome} events={view.events} onCancel={cancel} onNew={newThread} />
-          <div className="left">
-            <DemoPicker current={demo?.slug ?? null} />
+          <SkipToInput />
+          <TopBar demo={demo} threadId={threadId} status={status} chrome={chrome} events={view.events} onNew={newThread} drawer={drawer} />
+          {/* The chat comes first in the document, so it is first for the keyboard and on a phone. */}
+          <main className="chat-sidebar" aria-label="Conversation">
+            <Chat />
+          </main>
+          <div className="left drawer" id="drawer-nav" data-testid="drawer-nav">
+            <DrawerHead title="Agents and threads" onClose={drawer.close} />
+            {picker}
             <ThreadList agentId={agentId} currentId={threadId} pulse={`${threadId}:${server ?? "NEW"}`} onSelect={navigate} onNew={newThread} />
           </div>
-          <main className="middle">
+          <section className="middle drawer" id="drawer-panels" data-testid="drawer-panels" aria-label={demo ? `${demo.title}: panel and events` : "Shared state and events"}>
+            <DrawerHead title={demo ? demo.title : "State and events"} onClose={drawer.close} />
             {demo ? <DemoMiddle demo={demo} /> : <StatePanel editable={chrome.inputEnabled} live={isActive(status)} />}
             <Inspector events={view.events} connected={view.connected} />
-          </main>
-          <aside className="chat-sidebar">
-            <Chat />
-          </aside>
+          </section>
+          {drawer.open && <div className="scrim" data-testid="scrim" onClick={drawer.close} aria-hidden="true" />}
         </div>
       </Provider>
     </ThreadChromeContext.Provider>
@@ -83,7 +92,14 @@ export function App({ agentId, demo, threadId, navigate, newThread }: Props) {
  * What the thread's chrome shows: the server's row, or PENDING while a run this page submitted
  * has not reached it yet (the row would otherwise show NEW, or the last run's end, until then).
  */
-function useChromeContext(agentId: string, threadId: string, view: ThreadView, submitted: boolean, setSubmitted: (submitted: boolean) => void): ThreadChrome {
+function useChromeContext(
+  agentId: string,
+  threadId: string,
+  view: ThreadView,
+  submitted: boolean,
+  setSubmitted: (submitted: boolean) => void,
+  onCancel: () => void,
+): ThreadChrome {
   let status: ChromeStatus = view.detail?.status ?? (view.loaded ? "NEW" : "LOADING");
   if (submitted && (status === "NEW" || settled(status))) status = "PENDING";
   const chrome = chromeFor(status, view.detail?.toolCalls);
@@ -96,8 +112,9 @@ function useChromeContext(agentId: string, threadId: string, view: ThreadView, s
       detail: view.detail,
       terminal: view.terminal,
       onSubmitted: () => setSubmitted(true),
+      onCancel,
     }),
-    [agentId, threadId, status, chrome, view.detail, view.terminal],
+    [agentId, threadId, status, chrome, view.detail, view.terminal, onCancel],
   );
 }
 
@@ -120,21 +137,35 @@ function TopBar({
   status,
   chrome,
   events,
-  onCancel,
   onNew,
-}: { demo: DemoFeature | undefined; threadId: string; status: ChromeStatus; chrome: Chrome; events: WorkflowEvent[]; onCancel(): void; onNew(): void }) {
+  drawer,
+}: { demo: DemoFeature | undefined; threadId: string; status: ChromeStatus; chrome: Chrome; events: WorkflowEvent[]; onNew(): void; drawer: Drawer }) {
   return (
     <header className="topbar">
+      <DrawerToggle drawer={drawer} which="nav" label="Agents and threads" />
       <span className="brand">Threadline</span>
       {demo && <span className="demo-title" data-testid="demo-title">{demo.title}</span>}
       <span className="thread-id" data-testid="thread-id" title={threadId}>
         {threadId}
       </span>
-      <StatusBar status={status} chrome={chrome} events={events} onCancel={onCancel} onNew={onNew} />
+      <StatusBar status={status} chrome={chrome} events={events} onNew={onNew} />
       <a className="v1-link" href="/v1">
         v1 page
       </a>
+      <DrawerToggle drawer={drawer} which="panels" label={demo ? `${demo.title} panel and events` : "State and events"} />
     </header>
+  );
+}
+
+/** A drawer's title and Close, shown only when it is a drawer (a narrow window). */
+function DrawerHead({ title, onClose }: { title: string; onClose(): void }) {
+  return (
+    <div className="drawer-head">
+      <span className="drawer-title">{title}</span>
+      <button type="button" className="btn" data-testid="drawer-close" onClick={onClose}>
+        Close
+      </button>
+    </div>
   );
 }
 
@@ -186,22 +217,4 @@ function useSubmitted(agent: Agent, threadId: string, view: ThreadView): [boolea
     return () => sub.unsubscribe();
   }, [agent, threadId, view.refresh]);
   return [submitted, setSubmitted];
-}
-
-/**
- * A run this page did not start (another tab, another client, another server instance): once
- * the log says it is active and nothing streams here, attach to it through CopilotKit's connect.
- */
-function useAttachToForeignRun(agent: Agent, copilotkit: CopilotKit, server: ChromeStatus | undefined, activeRunId: string | null, submitted: boolean) {
-  const attachedRun = useRef<string | null>(null);
-  useEffect(() => {
-    if (server !== "RUNNING" || !activeRunId || submitted || attachedRun.current === activeRunId) return;
-    const timer = setTimeout(() => {
-      if (agent.isRunning || attachedRun.current === activeRunId) return;
-      attachedRun.current = activeRunId;
-      // The event log and status chip still follow the run if attaching fails; logged, not shown.
-      void copilotkit.connectAgent({ agent }).catch((err: unknown) => console.warn("could not attach to the running run", err));
-    }, 400);
-    return () => clearTimeout(timer);
-  }, [server, activeRunId, submitted, agent, copilotkit]);
 }

@@ -1,8 +1,12 @@
 /**
- * Threadline's REST surface as the app uses it. When the server has API_KEYS, the key is kept
- * in localStorage (`threadline.apiKey`, or `?apiKey=` once in the URL) and sent as a bearer token.
+ * Threadline's REST surface as the app uses it. When the server has API_KEYS, the key (keys.ts)
+ * goes with every request, and a 401 is reported there so that the app asks for one.
  */
 import type { ThreadStatus } from "../../protocol/lifecycle.ts";
+import { authHeaders, type KeyProblem, reportUnauthorized } from "./keys.ts";
+
+export { authHeaders };
+import type { ToolCallReason, ToolCallState } from "../../protocol/tool-status.ts";
 
 export type { ThreadStatus };
 
@@ -11,20 +15,58 @@ export interface ThreadRow {
   agentId: string;
   status: ThreadStatus;
   activeRunId: string | null;
+  /** The position of the thread's last event: changes whenever anything was written. */
+  lastSeq: number;
   createdAt: string;
   updatedAt: string;
 }
 
+/** A thread as GET /api/threads lists it: a title, and whether it is archived or waits for an answer. */
+export interface ThreadListItem extends ThreadRow {
+  /** the name given, else the start of the first user message; null: neither yet */
+  title: string | null;
+  titleSet: boolean;
+  archived: boolean;
+  /** WAITING for an approval, a question's answer or a frontend tool's result */
+  waitingForYou: boolean;
+}
+
+/** What became of a tool call, from the log (protocol/tool-status.ts). */
 export interface ToolCallInfo {
   name: string;
-  status: "running" | "complete" | "failed";
+  status: ToolCallState;
+  reason?: ToolCallReason;
   result?: unknown;
 }
 
+/** A message as the thread view returns it (AG-UI's shape; only what the app reads is typed). */
+export interface ThreadMessage {
+  id: string;
+  role: string;
+  content?: unknown;
+  [field: string]: unknown;
+}
+
+/** A branch of the thread: `main`, or one forked from `fromBranchId` after `keepThrough`. */
+export interface BranchInfo {
+  branchId: string;
+  fromBranchId?: string;
+  keepThrough?: string | null;
+}
+
 export interface ThreadDetail extends ThreadRow {
-  messages: unknown[];
+  messages: ThreadMessage[];
   state: unknown;
   toolCalls: Record<string, ToolCallInfo>;
+  /** The thread's current branch and all its branches, oldest first. */
+  branch: string;
+  branches: BranchInfo[];
+}
+
+/** An agent the server hosts (GET /api/agents). */
+export interface AgentInfo {
+  id: string;
+  description?: string;
 }
 
 /** A raw workflow event, as GET /api/threads/:id/events streams it. */
@@ -37,20 +79,16 @@ export interface WorkflowEvent {
   at: string | number;
 }
 
-const KEY = "threadline.apiKey";
-
-function apiKey(): string | null {
-  const fromUrl = new URLSearchParams(location.search).get("apiKey");
-  if (fromUrl) localStorage.setItem(KEY, fromUrl);
-  return localStorage.getItem(KEY);
-}
-
-export function authHeaders(): Record<string, string> {
-  const key = apiKey();
-  return key ? { Authorization: `Bearer ${key}` } : {};
+/** The server refused the key (401): `problem` says whether none was sent or it was wrong. */
+export class UnauthorizedError extends Error {
+  override readonly name = "UnauthorizedError";
+  constructor(readonly problem: KeyProblem) {
+    super(problem === "missing" ? "This server needs an API key." : "The API key was refused.");
+  }
 }
 
 async function json<T>(res: Response): Promise<T> {
+  if (res.status === 401) throw new UnauthorizedError(reportUnauthorized());
   if (!res.ok) {
     const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
     throw new Error(body?.error?.message ?? `${res.status} ${res.statusText}`);
@@ -58,9 +96,32 @@ async function json<T>(res: Response): Promise<T> {
   return (await res.json()) as T;
 }
 
-export async function listThreads(limit = 50): Promise<ThreadRow[]> {
-  const res = await fetch(`/api/threads?limit=${limit}`, { headers: authHeaders() });
-  return (await json<{ threads: ThreadRow[] }>(res)).threads;
+export async function listThreads(limit = 50, filter: { q?: string; archived?: boolean } = {}): Promise<ThreadListItem[]> {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (filter.q) query.set("q", filter.q);
+  if (filter.archived) query.set("archived", "true");
+  const res = await fetch(`/api/threads?${query}`, { headers: authHeaders() });
+  return (await json<{ threads: ThreadListItem[] }>(res)).threads;
+}
+
+/** Renames (title null: back to the derived one) and/or archives a thread. */
+export async function patchThread(threadId: string, change: { title?: string | null; archived?: boolean }): Promise<ThreadListItem> {
+  const res = await fetch(`/api/threads/${encodeURIComponent(threadId)}`, {
+    method: "PATCH",
+    headers: { ...authHeaders(), "Content-Type": "application/json" },
+    body: JSON.stringify(change),
+  });
+  return json<ThreadListItem>(res);
+}
+
+export async function deleteThread(threadId: string): Promise<void> {
+  const res = await fetch(`/api/threads/${encodeURIComponent(threadId)}`, { method: "DELETE", headers: authHeaders() });
+  if (!res.ok) await json<unknown>(res);
+}
+
+export async function listAgents(): Promise<AgentInfo[]> {
+  const res = await fetch("/api/agents", { headers: authHeaders() });
+  return (await json<{ agents: AgentInfo[] }>(res)).agents;
 }
 
 /** null while the thread has no run yet (the server creates it with its first run). */
@@ -70,7 +131,19 @@ export async function getThread(threadId: string): Promise<ThreadDetail | null> 
   return json<ThreadDetail>(res);
 }
 
+/** The messages of one branch of the thread (`?branch=`); a branch left behind never changes. */
+export async function getBranchMessages(threadId: string, branchId: string): Promise<ThreadMessage[]> {
+  const res = await fetch(`/api/threads/${encodeURIComponent(threadId)}?branch=${encodeURIComponent(branchId)}`, { headers: authHeaders() });
+  return (await json<ThreadDetail>(res)).messages;
+}
+
 export async function cancelThread(threadId: string): Promise<void> {
   const res = await fetch(`/api/threads/${encodeURIComponent(threadId)}/cancel`, { method: "POST", headers: authHeaders() });
   await json<unknown>(res);
+}
+
+/** The shared state as one tool call left it (after its result, or at its run's end); `done: false` while its run goes on. */
+export async function getStateAtCall(threadId: string, toolCallId: string): Promise<{ done: boolean; state: unknown }> {
+  const res = await fetch(`/api/threads/${encodeURIComponent(threadId)}/state?toolCallId=${encodeURIComponent(toolCallId)}`, { headers: authHeaders() });
+  return json<{ done: boolean; state: unknown }>(res);
 }

@@ -13,6 +13,8 @@ export interface ThreadChrome {
   terminal: Record<string, string>;
   /** Called when the user sends a message (the row lags the browser by a few ms). */
   onSubmitted(): void;
+  /** Stops the running run, durably (the input's Stop button). */
+  onCancel(): void;
 }
 
 export const ThreadChromeContext = createContext<ThreadChrome | null>(null);

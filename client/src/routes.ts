@@ -1,23 +1,31 @@
 /**
- * The app's addresses. `/t/<threadId>` is the Threadline agent (`default`) on a thread;
- * `/demos/<feature>/t/<threadId>` a feature demo agent; `/` and `/demos/<feature>` start a new
- * thread there. A reload of any of them restores the same conversation.
+ * The app's addresses. `/t/<threadId>` is the home agent on a thread (`default` when the server
+ * hosts it, else its first agent); `/demos/<feature>/t/<threadId>` a feature demo agent;
+ * `/agents/<agentId>/t/<threadId>` any other agent the server hosts; without `/t/...` each starts
+ * a new thread there. A reload of any of them restores the same conversation.
  */
+
+/** Where in the app: the home agent (null), a demo feature's page, or an agent by id. */
+export type Place = null | { feature: string } | { agentId: string };
+
 export interface Route {
-  /** The demo feature's slug, or null for the Threadline agent. */
-  feature: string | null;
+  place: Place;
   /** null: no thread in the address yet (a new one is minted). */
   threadId: string | null;
 }
 
+const decode = (part: string | undefined) => (part ? decodeURIComponent(part) : null);
+
 export function parseRoute(pathname: string): Route {
   const demo = /^\/demos\/([a-z0-9-]+)(?:\/t\/([^/]+))?\/?$/.exec(pathname);
-  if (demo) return { feature: demo[1]!, threadId: demo[2] ? decodeURIComponent(demo[2]) : null };
+  if (demo) return { place: { feature: demo[1]! }, threadId: decode(demo[2]) };
+  const agent = /^\/agents\/([^/]+)(?:\/t\/([^/]+))?\/?$/.exec(pathname);
+  if (agent) return { place: { agentId: decodeURIComponent(agent[1]!) }, threadId: decode(agent[2]) };
   const thread = /^\/t\/([^/]+)\/?$/.exec(pathname);
-  return { feature: null, threadId: thread ? decodeURIComponent(thread[1]!) : null };
+  return { place: null, threadId: decode(thread?.[1]) };
 }
 
-export function pathFor(feature: string | null, threadId?: string): string {
-  const base = feature ? `/demos/${feature}` : "";
+export function pathFor(place: Place, threadId?: string): string {
+  const base = place === null ? "" : "feature" in place ? `/demos/${place.feature}` : `/agents/${encodeURIComponent(place.agentId)}`;
   return threadId ? `${base}/t/${encodeURIComponent(threadId)}` : base || "/";
 }

@@ -3,7 +3,7 @@
  * with Last-Event-ID after a dropped connection, so no event is lost or repeated.
  */
 import { parseSseBlock, SseSplitter, sseData } from "../../protocol/sse-read.ts";
-import { authHeaders } from "./api.ts";
+import { authHeaders, reportUnauthorized } from "./keys.ts";
 
 export interface SseHandlers {
   onEvent(data: unknown, id: string | undefined): void;
@@ -24,6 +24,7 @@ export function followSse(url: string, handlers: SseHandlers): () => void {
     if (lastId) headers["Last-Event-ID"] = lastId;
     const res = await fetch(url, { headers, signal: aborter.signal });
     notFound = res.status === 404;
+    if (res.status === 401) reportUnauthorized();
     if (!res.ok || !res.body) throw new Error(`${url}: ${res.status}`);
     handlers.onOpen?.();
     delay = 500;

@@ -2,7 +2,8 @@
  * The coding agent's tool cards: a terminal for bash and run (live output with its colours, then
  * the exit code), a file card for read and write, a diff for edit. Output comes from the CUSTOM
  * "terminal" events (CodingEvents.tsx); once a run is over and its stream is no longer replayed
- * (a reload), the result's own `output` stands in for it.
+ * (a reload), the same output as the log kept it (colours, streams), and once that is compacted
+ * the result's own `output`. An edit draws the artifact's real diff, live or from the log.
  */
 import { useRenderTool } from "@copilotkit/react-core/v2";
 import { useEffect, useRef } from "react";
@@ -63,11 +64,12 @@ function ExitChip({ exitCode, timedOut }: { exitCode: number | null; timedOut: b
 
 function TerminalCard({ name, toolCallId, status, args, result }: RenderProps<ExecArgs>) {
   const shown = useCardStatus(toolCallId, status);
-  const { terminals } = useCodingEvents();
+  const { terminals, logged } = useCodingEvents();
   const exec = parseExecResult(result);
   const streamed = terminals[toolCallId]?.chunks ?? [];
-  // The stream when there is one (live, or replayed with the active run), else the result's output.
-  const chunks: TerminalChunk[] = streamed.length > 0 ? streamed : exec?.output ? [{ stream: "stdout", data: exec.output }] : [];
+  const fromLog = logged.terminals[toolCallId]?.chunks ?? [];
+  // The stream when there is one (live, or replayed with the active run), else the log's, else the result's output.
+  const chunks: TerminalChunk[] = streamed.length > 0 ? streamed : fromLog.length > 0 ? fromLog : exec?.output ? [{ stream: "stdout", data: exec.output }] : [];
   const isRun = name === "run";
   const title = isRun ? (
     <>
@@ -122,8 +124,8 @@ function NumberedLines({ text, testId }: { text: string; testId: string }) {
 
 function FileCard({ name, toolCallId, status, args, result }: RenderProps<FileArgs>) {
   const shown = useCardStatus(toolCallId, status);
-  const { artifacts } = useCodingEvents();
-  const artifact = artifacts[toolCallId];
+  const { artifacts, logged } = useCodingEvents();
+  const artifact = artifacts[toolCallId] ?? logged.artifacts[toolCallId];
   const isWrite = name === "write";
   const text = isWrite ? args.content : readContent(result);
   const size = artifact?.size ?? (isWrite && args.content !== undefined ? new TextEncoder().encode(args.content).length : undefined);
@@ -190,8 +192,8 @@ function DiffView({ rows }: { rows: readonly DiffRow[] }) {
 
 function EditCard({ name, toolCallId, status, args, result }: RenderProps<EditArgs>) {
   const shown = useCardStatus(toolCallId, status);
-  const { artifacts } = useCodingEvents();
-  const artifact = artifacts[toolCallId];
+  const { artifacts, logged } = useCodingEvents();
+  const artifact = artifacts[toolCallId] ?? logged.artifacts[toolCallId];
   const fromServer = artifact?.diff ? rowsFromUnified(artifact.diff) : [];
   const rows =
     fromServer.length > 0

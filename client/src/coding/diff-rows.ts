@@ -1,7 +1,7 @@
 /**
  * Unified diffs as rows to draw, with jsdiff (`diff`): the artifact event's diff when the server
- * sent one, else a diff of the edit call's own old_string → new_string (after a reload, a
- * finished run's artifact events are not replayed; the call's arguments always are).
+ * sent one (live, or read from the log after a reload: logged-outputs.ts), else a diff of the edit
+ * call's own old_string → new_string (line numbers relative to the fragment).
  */
 import { parsePatch, structuredPatch, type StructuredPatchHunk } from "diff";
 

@@ -1,32 +1,83 @@
 /**
  * The conversation: CopilotKit's v2 chat bound to the thread in the URL. The input follows the
- * status chrome (enabled only when the thread is WAITING or new), and CopilotKit's own stop
- * button is replaced by the header's Cancel, which is shown only while RUNNING.
+ * status chrome (enabled only when the thread is WAITING or new); while a run goes, its send
+ * button is the Stop button (the durable cancel). After a run the focus is back in the input.
+ *
+ * The chat follows the thread wherever it is changed (catch-up.ts), shows the branch the person
+ * chose ("‹ 1/2 ›", useBranches.ts), and keeps a message the server refused as stale for sending
+ * again (Unsent.tsx).
  */
-import { CopilotChat, CopilotChatInput, type CopilotChatInputProps, type Message } from "@copilotkit/react-core/v2";
-import { useState } from "react";
+import { CopilotChat, CopilotChatInput, type CopilotChatInputProps, type Message, useAgent, useCopilotKit } from "@copilotkit/react-core/v2";
+import { createContext, useContext, useEffect, useMemo, useRef, useState } from "react";
+import { useAgentBusy, useAgentSettledOnce } from "../agent-busy.ts";
+import { catchUpNow, useCatchUp } from "../catch-up.ts";
 import { useThreadChrome } from "../chrome-context.ts";
-import { useSteering } from "./steering.ts";
+import type { ChromeStatus } from "../status.ts";
+import { useBranches } from "../useBranches.ts";
+import { AssistantMessage, ChatContext, type ChatMessages, UserMessage } from "./BranchSwitch.tsx";
+import { Greeting } from "./Greeting.tsx";
+import { FORK, useSteering } from "./steering.ts";
+import { UnsentNotice, useUnsent } from "./Unsent.tsx";
+
+/** How the input sends: CopilotKit's own way, or from a branch left behind (a deliberate fork). */
+const SendContext = createContext<((text: string) => void) | null>(null);
+
+/** The id the "Skip to the message box" link and the drawers send the focus to. */
+export const MESSAGE_INPUT_ID = "message-input";
+
+export function focusMessageInput(): void {
+  document.getElementById(MESSAGE_INPUT_ID)?.focus();
+}
+
+/**
+ * Puts the focus back in the input when a run ends, unless the user has since put it somewhere
+ * else (a task field, a thread). Not on touch screens, where a focused input raises the keyboard
+ * over the answer the user is about to read.
+ */
+function useFocusAfterRun(box: React.RefObject<HTMLDivElement | null>, enabled: boolean, status: ChromeStatus): void {
+  const before = useRef({ enabled, status });
+  useEffect(() => {
+    const was = before.current;
+    before.current = { enabled, status };
+    if (!enabled || was.enabled || was.status === "LOADING") return;
+    const active = document.activeElement;
+    if (active && active !== document.body && !box.current?.contains(active)) return;
+    if (matchMedia("(pointer: coarse)").matches) return;
+    box.current?.querySelector("textarea")?.focus();
+  }, [enabled, status]);
+}
 
 function GatedInput(props: CopilotChatInputProps) {
-  const { chrome, onSubmitted } = useThreadChrome();
+  const { chrome, status, onSubmitted, onCancel } = useThreadChrome();
+  const sendElsewhere = useContext(SendContext);
   const enabled = chrome.inputEnabled;
+  const running = chrome.cancelVisible;
+  const box = useRef<HTMLDivElement>(null);
+  useFocusAfterRun(box, enabled, status);
   return (
-    <div data-testid="chat-input" data-enabled={enabled ? "true" : "false"}>
+    <div ref={box} className="chat-input" data-testid="chat-input" data-enabled={enabled ? "true" : "false"}>
       <CopilotChatInput
         {...props}
-        isRunning={false}
-        onStop={undefined}
+        isRunning={running}
+        onStop={running ? onCancel : undefined}
         onSubmitMessage={(value) => {
           if (!enabled) return;
           onSubmitted();
-          props.onSubmitMessage?.(value);
+          if (sendElsewhere) sendElsewhere(value);
+          else props.onSubmitMessage?.(value);
         }}
         textArea={{
+          id: MESSAGE_INPUT_ID,
+          "aria-label": "Message",
           disabled: !enabled,
           placeholder: enabled ? "Message the agent…" : chrome.label,
         }}
-        sendButton={enabled ? {} : { disabled: true }}
+        sendButton={
+          running
+            ? ({ "aria-label": "Stop the run", title: "Stop the run", "data-testid": "cancel-button", className: "stop-button" } as object)
+            : { "aria-label": "Send the message", title: "Send", ...(enabled ? {} : { disabled: true }) }
+        }
+        addMenuButton={{ "aria-label": "Attach files or pick a tool" }}
       />
     </div>
   );
@@ -35,15 +86,31 @@ function GatedInput(props: CopilotChatInputProps) {
 /** The edit box for a user message: its text, changed, is sent in its place. */
 function EditBox({ message, onSave, onCancel }: { message: Message; onSave: (text: string) => void; onCancel: () => void }) {
   const [text, setText] = useState(typeof message.content === "string" ? message.content : "");
+  const save = () => text.trim() !== "" && onSave(text);
   return (
-    <div className="edit-box" data-testid="edit-box">
-      <textarea data-testid="edit-text" value={text} onChange={(e) => setText(e.target.value)} rows={3} />
+    <div className="edit-box" data-testid="edit-box" role="dialog" aria-label="Edit your message">
+      <label className="edit-label" htmlFor="edit-text">
+        Edit your message; sending it replaces it and what followed
+      </label>
+      <textarea
+        id="edit-text"
+        data-testid="edit-text"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape") onCancel();
+          if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) save();
+        }}
+        rows={3}
+        // biome-ignore lint/a11y/noAutofocus: the box opens on the user's own click on Edit; its text is what they came to change.
+        autoFocus
+      />
       <div className="edit-actions">
-        <button type="button" data-testid="edit-save" disabled={text.trim() === ""} onClick={() => onSave(text)}>
-          Send edited message
-        </button>
-        <button type="button" data-testid="edit-cancel" onClick={onCancel}>
+        <button type="button" className="btn" data-testid="edit-cancel" onClick={onCancel}>
           Cancel
+        </button>
+        <button type="button" className="btn btn-primary" data-testid="edit-save" disabled={text.trim() === ""} onClick={save}>
+          Send edited message
         </button>
       </div>
     </div>
@@ -51,30 +118,58 @@ function EditBox({ message, onSave, onCancel }: { message: Message; onSave: (tex
 }
 
 export function Chat() {
-  const { agentId, threadId, chrome } = useThreadChrome();
-  const { regenerate, edit } = useSteering(agentId);
+  const { agentId, threadId, chrome, detail, status, onSubmitted } = useThreadChrome();
+  const { agent } = useAgent({ agentId });
+  const { copilotkit } = useCopilotKit();
+  const busy = useAgentBusy(agent);
+  const opened = useAgentSettledOnce(agent, threadId);
+  const branches = useBranches(threadId, detail, agent, busy, opened, () => void catchUpNow(agent, copilotkit).catch((err: unknown) => console.warn("could not show the current branch", err)));
+  // A run this page submitted is on its way (PENDING): it brings the thread up to date itself.
+  useCatchUp(agent, copilotkit, detail, busy, opened && !branches.elsewhere && status !== "PENDING");
+  const unsent = useUnsent(agent, busy, onSubmitted);
+  const { regenerate, edit } = useSteering(agentId, branches.leave);
   const [editing, setEditing] = useState<Message | null>(null);
   // Steering starts a run: only when the thread could take a message (not while one runs).
   const steerable = chrome.inputEnabled;
+  const messages = useMemo<ChatMessages>(
+    () => ({ branches, locked: busy || !steerable, onRegenerate: steerable ? regenerate : null, onEdit: steerable ? setEditing : null }),
+    [branches, busy, steerable, regenerate],
+  );
+  const sendElsewhere = branches.elsewhere
+    ? (text: string) => {
+        branches.leave();
+        agent.addMessage({ id: crypto.randomUUID(), role: "user", content: text });
+        void copilotkit.runAgent({ agent, forwardedProps: FORK }).catch((err: unknown) => console.warn("could not send from this branch", err));
+      }
+    : null;
   return (
-    <div className="chat" data-testid="chat">
-      <CopilotChat
-        agentId={agentId}
-        threadId={threadId}
-        input={GatedInput as unknown as typeof CopilotChatInput}
-        welcomeScreen={false}
-        messageView={{
-          reasoningMessage: { "data-testid": "reasoning-message" } as object,
-          assistantMessage: (steerable ? { onRegenerate: (m: Message) => regenerate(m) } : {}) as object,
-          userMessage: (steerable ? { onEditMessage: ({ message }: { message: Message }) => setEditing(message) } : {}) as object,
-        }}
-        labels={{ chatInputPlaceholder: "Ask anything…" }}
-      />
+    <div className="chat" data-testid="chat" data-branch-elsewhere={branches.elsewhere ? "true" : "false"}>
+      <ChatContext.Provider value={messages}>
+        <SendContext.Provider value={sendElsewhere}>
+          <CopilotChat
+            agentId={agentId}
+            threadId={threadId}
+            input={GatedInput as unknown as typeof CopilotChatInput}
+            welcomeScreen={false}
+            messageView={{
+              reasoningMessage: { "data-testid": "reasoning-message" } as object,
+              assistantMessage: AssistantMessage as never,
+              userMessage: UserMessage as never,
+            }}
+            labels={{ chatInputPlaceholder: "Ask anything…" }}
+          />
+        </SendContext.Provider>
+      </ChatContext.Provider>
+      <Greeting />
+      {unsent && <UnsentNotice unsent={unsent} canSend={chrome.inputEnabled} />}
       {editing && (
         <EditBox
           key={editing.id}
           message={editing}
-          onCancel={() => setEditing(null)}
+          onCancel={() => {
+            setEditing(null);
+            focusMessageInput();
+          }}
           onSave={(text) => {
             setEditing(null);
             edit(editing, text);

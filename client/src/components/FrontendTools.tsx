@@ -8,6 +8,7 @@ import { useFrontendTool, useHumanInTheLoop } from "@copilotkit/react-core/v2";
 import { z } from "zod";
 import { useThreadChrome } from "../chrome-context.ts";
 import { cardStatus } from "../status.ts";
+import { useClosedQuestion } from "./closed-question.ts";
 import { parseJson, StatusChip } from "./ToolCards.tsx";
 
 const BackgroundArgs = z.object({ background: z.string().describe("Any CSS background value, e.g. a colour or a gradient") });
@@ -58,15 +59,18 @@ type ApprovalProps = {
 
 function ApprovalCard({ toolCallId, args, status, result, respond }: ApprovalProps) {
   const decided = parseJson(typeof result === "string" ? result : JSON.stringify(result ?? null)) as { approved?: boolean } | null;
-  const state = status === "complete" ? (decided?.approved ? "approved" : "denied") : respond ? "asking" : "preparing";
+  const closed = useClosedQuestion(toolCallId);
+  const state = status === "complete" ? (decided?.approved ? "approved" : "denied") : closed ? "closed" : respond ? "asking" : "preparing";
   return (
     <div className="tool-card approval" data-testid="approval-card" data-tool-call-id={toolCallId} data-state={state}>
       <div className="tool-card-head">
         <span className="tool-card-title"><span className="tool-icon">?</span> Approval needed</span>
         {state === "approved" && <span className="chip chip-complete">Approved</span>}
         {state === "denied" && <span className="chip chip-failed">Denied</span>}
+        {state === "closed" && <span className="chip chip-cancelled">Closed</span>}
       </div>
       <p className="approval-action">{args.action ?? "…"}</p>
+      {state === "closed" && <p className="muted small" data-testid="closed-reason">Not answered: {closed}.</p>}
       {state === "asking" && respond && (
         <div className="approval-buttons">
           <button type="button" className="btn btn-primary" data-testid="approve-button" onClick={() => void respond({ approved: true })}>

@@ -29,7 +29,8 @@ export function Inspector({ events, connected }: { events: WorkflowEvent[]; conn
           <input type="checkbox" checked={showStream} onChange={(e) => setShowStream(e.target.checked)} /> stream events
         </label>
       </h2>
-      <ol className="events" ref={list} data-testid="event-list" data-count={events.length}>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the list scrolls, and a keyboard can only scroll what it can focus (axe: scrollable-region-focusable). */}
+      <ol className="events" ref={list} data-testid="event-list" data-count={events.length} tabIndex={0} aria-label="Workflow events of this thread">
         {shown.map((e) => (
           <li key={e.seq} data-testid="event" data-type={e.type}>
             <span className="seq">{e.seq}</span>

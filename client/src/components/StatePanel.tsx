@@ -35,6 +35,10 @@ function stepDone(s: unknown): boolean {
   return typeof s === "object" && s !== null && (step.done === true || step.status === "done" || step.status === "completed" || step.status === "complete");
 }
 
+function stepCancelled(s: unknown): boolean {
+  return (s as PlanStep | null)?.status === "cancelled";
+}
+
 function stepActive(s: unknown): boolean {
   const status = (s as PlanStep | null)?.status;
   return typeof s === "object" && s !== null && (status === "running" || status === "in_progress" || status === "active");
@@ -111,8 +115,14 @@ function PlanView({ plan, live }: { plan: Plan; live: boolean }) {
       </div>
       <ol className="plan-steps">
         {steps.map((s, i) => (
-          <li key={i} className={stepDone(s) ? "done" : live && stepActive(s) ? "active" : ""} data-testid="plan-step">
-            {stepDone(s) ? "✓" : live && stepActive(s) ? "▸" : "○"} {stepLabel(s)}
+          <li
+            key={i}
+            className={stepDone(s) ? "done" : live && stepActive(s) ? "active" : stepCancelled(s) ? "cancelled muted" : ""}
+            data-testid="plan-step"
+            data-status={(s as PlanStep | null)?.status ?? "pending"}
+          >
+            {stepDone(s) ? "✓" : live && stepActive(s) ? "▸" : stepCancelled(s) ? "✕" : "○"} {stepLabel(s)}
+            {stepCancelled(s) && <span className="muted"> (cancelled)</span>}
           </li>
         ))}
       </ol>

@@ -1,6 +1,10 @@
-/** The threads the server knows, newest activity first, with their status; plus "New thread". */
+/**
+ * The threads the server knows, newest activity first, with their titles and status; plus "New
+ * thread", a search by title and the archived threads on request (ThreadItem.tsx: one row).
+ */
 import { useEffect, useState } from "react";
-import { listThreads, type ThreadRow } from "../api.ts";
+import { listThreads, type ThreadListItem } from "../api.ts";
+import { ThreadItem } from "./ThreadItem.tsx";
 
 function ago(iso: string, now: number): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
@@ -21,14 +25,17 @@ interface Props {
 }
 
 export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props) {
-  const [threads, setThreads] = useState<ThreadRow[]>([]);
+  const [threads, setThreads] = useState<ThreadListItem[]>([]);
   const [now, setNow] = useState(Date.now());
   const [error, setError] = useState<string | null>(null);
+  const [query, setQuery] = useState("");
+  const [archived, setArchived] = useState(false);
+  const [changes, setChanges] = useState(0);
 
   useEffect(() => {
     let live = true;
     const load = () =>
-      listThreads()
+      listThreads(50, { q: query.trim() || undefined, archived })
         .then((t) => {
           if (!live) return;
           setThreads(t.filter((row) => row.agentId === agentId));
@@ -42,38 +49,52 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props
       live = false;
       clearInterval(timer);
     };
-  }, [pulse, agentId]);
+  }, [pulse, agentId, query, archived, changes]);
 
-  const listed = threads.some((t) => t.threadId === currentId);
+  // The page's thread before the server lists it (a new one) shows as "New conversation"; not in
+  // a search or the archived list, which show what matched only.
+  const listed = threads.some((t) => t.threadId === currentId) || archived || query.trim() !== "";
   return (
-    <nav className="threads" data-testid="thread-list">
+    <nav className="threads" data-testid="thread-list" aria-label="Threads">
       <button type="button" className="btn btn-primary new-thread" data-testid="new-thread" onClick={onNew}>
         + New thread
       </button>
+      <input
+        type="search"
+        className="thread-search"
+        data-testid="thread-search"
+        aria-label="Search threads by title"
+        placeholder="Search by title…"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+      />
+      <label className="muted small">
+        <input type="checkbox" data-testid="show-archived" checked={archived} onChange={(e) => setArchived(e.target.checked)} /> Archived
+      </label>
       {error && <p className="error-text">{error}</p>}
       <ul>
         {!listed && (
-          <li className="thread current" data-testid="thread-item" data-thread-id={currentId} data-status="NEW">
-            <span className="thread-title">New conversation</span>
-            <span className="chip chip-new">new</span>
+          <li data-testid="thread-item" data-thread-id={currentId} data-status="NEW">
+            <div className="thread current" aria-current="page">
+              <span className="thread-title">New conversation</span>
+              <span className="chip chip-new">new</span>
+            </div>
           </li>
         )}
         {threads.map((t) => (
-          <li
+          <ThreadItem
             key={t.threadId}
-            className={`thread ${t.threadId === currentId ? "current" : ""}`}
-            data-testid="thread-item"
-            data-thread-id={t.threadId}
-            data-status={t.status}
-            onClick={() => onSelect(t.threadId)}
-            onKeyDown={(e) => {
-              if (e.key === "Enter") onSelect(t.threadId);
+            thread={t}
+            current={t.threadId === currentId}
+            age={ago(t.updatedAt, now)}
+            onSelect={onSelect}
+            onError={setError}
+            onChanged={(removed) => {
+              setChanges((n) => n + 1);
+              // The page's own thread left: a new one takes its place.
+              if (removed && t.threadId === currentId) onNew();
             }}
-          >
-            <span className="thread-title">{t.threadId.slice(0, 8)}</span>
-            <span className={`chip chip-status chip-${t.status.toLowerCase()}`}>{t.status.toLowerCase()}</span>
-            <span className="thread-time">{ago(t.updatedAt, now)}</span>
-          </li>
+          />
         ))}
       </ul>
     </nav>

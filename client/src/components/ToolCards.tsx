@@ -1,14 +1,15 @@
 /**
  * Tool cards in the chat: a weather card for get_weather, and a generic card (arguments,
  * result, the images the tool returned, and a terminal view when the tool streamed output) for
- * every other tool. A card's
- * status is Running, Complete or Failed, and never Running once the thread is settled.
+ * every other tool. A card's status is what the log says became of the call (awaiting approval or
+ * an answer, running, complete, failed, cancelled, not run: status.ts cardStatus), the same live
+ * and after a reload, and never Running once the thread is settled.
  */
 import { useDefaultRenderTool, useRenderTool } from "@copilotkit/react-core/v2";
 import type { ReactNode } from "react";
 import { z } from "zod";
 import { useThreadChrome } from "../chrome-context.ts";
-import { cardStatus, type CardStatus } from "../status.ts";
+import { CARD_CHIP, CARD_REASON, cardStatus, type CardStatus } from "../status.ts";
 import { toolImages } from "./tool-images.ts";
 import { ToolImages } from "./ToolImages.tsx";
 
@@ -36,25 +37,37 @@ export function useCardStatus(toolCallId: string, status: RenderStatus): CardSta
   return cardStatus(status, detail?.toolCalls[toolCallId], thread);
 }
 
-export function StatusChip({ status }: { status: CardStatus }) {
+/** Why the call was cancelled or not run, in words, when the log says (undefined otherwise). */
+export function useCardReason(toolCallId: string): string | undefined {
+  const reason = useThreadChrome().detail?.toolCalls[toolCallId]?.reason;
+  return reason && CARD_REASON[reason];
+}
+
+export function StatusChip({ status, reason }: { status: CardStatus; reason?: string }) {
   return (
-    <span className={`chip chip-${status.toLowerCase()}`} data-testid="tool-status">
+    <span className={`chip ${CARD_CHIP[status]}`} data-testid="tool-status" title={reason}>
       {status === "Running" && <span className="dot-spin" aria-hidden />}
-      {status}
+      {status === "Updating" ? "…" : status}
     </span>
   );
 }
 
 export function Card({ name, toolCallId, status, title, badge, className, children }: { name: string; toolCallId: string; status: CardStatus; title: ReactNode; badge?: ReactNode; className?: string; children: ReactNode }) {
+  const reason = useCardReason(toolCallId);
   return (
     <div className={className ? `tool-card ${className}` : "tool-card"} data-testid="tool-card" data-tool={name} data-tool-call-id={toolCallId} data-status={status}>
       <div className="tool-card-head">
         <span className="tool-card-title">{title}</span>
         <span className="tool-card-badges">
           {badge}
-          <StatusChip status={status} />
+          <StatusChip status={status} reason={reason} />
         </span>
       </div>
+      {reason && (status === "Cancelled" || status === "Not run") && (
+        <p className="muted small" data-testid="tool-reason">
+          {status === "Cancelled" ? "Cancelled" : "Not run"}: {reason}.
+        </p>
+      )}
       {children}
     </div>
   );

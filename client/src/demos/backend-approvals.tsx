@@ -6,8 +6,10 @@
  */
 import { useHumanInTheLoop } from "@copilotkit/react-core/v2";
 import { INTERRUPT_TOOL, INTERRUPT_TOOL_NAME, InterruptToolArgsSchema, type InterruptToolArgs } from "../../../protocol/interrupts.ts";
+import { useThreadChrome } from "../chrome-context.ts";
 import { useThreadAgent } from "../thread-agent.ts";
 import { parseJson } from "../components/ToolCards.tsx";
+import { useClosedQuestion } from "../components/closed-question.ts";
 import type { DemoFeature } from "./feature.ts";
 import { toolCallsOf } from "./tool-calls.ts";
 
@@ -24,8 +26,22 @@ function InterruptCard({ toolCallId, args, status, result, respond }: CardProps)
   // while it still handles a reload's connect would be dropped. The buttons wait for it instead.
   const busy = useThreadAgent().isRunning;
   const answer = parseJson(typeof result === "string" ? result : JSON.stringify(result ?? null)) as { approved?: boolean; slot?: string; cancelled?: boolean } | null;
-  const asking = status !== "complete" && respond !== undefined;
-  const state = asking ? "asking" : status === "complete" ? (answer?.slot ? "answered" : answer?.approved ? "approved" : answer?.cancelled ? "cancelled" : "denied") : "preparing";
+  // The question is about the backend call args.toolCallId: closed by the log, it takes no answer.
+  const closed = useClosedQuestion(args.toolCallId);
+  const asking = status !== "complete" && respond !== undefined && !closed;
+  const state = asking
+    ? "asking"
+    : status === "complete"
+      ? answer?.slot
+        ? "answered"
+        : answer?.approved
+          ? "approved"
+          : answer?.cancelled
+            ? "cancelled"
+            : "denied"
+      : closed
+        ? "cancelled"
+        : "preparing";
   const payload = (args.payload ?? {}) as { to?: string; subject?: string; title?: string; options?: string[] };
   return (
     <div className="tool-card approval" data-testid="interrupt-card" data-tool-call-id={toolCallId} data-kind={args.kind} data-state={state}>
@@ -35,10 +51,11 @@ function InterruptCard({ toolCallId, args, status, result, respond }: CardProps)
         </span>
         {state === "approved" && <span className="chip chip-complete">Approved</span>}
         {state === "denied" && <span className="chip chip-failed">Denied</span>}
-        {state === "cancelled" && <span className="chip chip-failed">Expired or cancelled</span>}
+        {state === "cancelled" && <span className="chip chip-failed">{closed ? "Closed" : "Expired or cancelled"}</span>}
         {state === "answered" && <span className="chip chip-complete">{answer?.slot}</span>}
       </div>
       <p className="approval-action">{args.message ?? "…"}</p>
+      {state === "cancelled" && <p className="muted small" data-testid="closed-reason">Not answered: {closed ?? (answer as { reason?: string } | null)?.reason ?? "closed"}.</p>}
       {payload.to && (
         <p className="muted">
           To {payload.to}: {payload.subject}
@@ -91,7 +108,15 @@ function decisionOf(result: unknown): string {
 
 function Panel() {
   const agent = useThreadAgent();
-  const calls = toolCallsOf<InterruptToolArgs>(agent.messages, INTERRUPT_TOOL_NAME);
+  const { detail } = useThreadChrome();
+  // A question the log closed unanswered has no result in the live conversation: it is not waiting.
+  const closedOf = (toolCallId: string | undefined) => {
+    const call = detail?.toolCalls[toolCallId ?? ""];
+    return call?.status === "cancelled" || (call?.status === "never_run" && call.reason !== "denied");
+  };
+  const calls = toolCallsOf<InterruptToolArgs>(agent.messages, INTERRUPT_TOOL_NAME).map((c) =>
+    c.result === undefined && closedOf(c.args.toolCallId) ? { ...c, result: { cancelled: true, reason: "superseded" } } : c,
+  );
   return (
     <section className="panel" data-testid="interrupts">
       <h2>Questions the agent asked</h2>

@@ -57,7 +57,7 @@ function Panel() {
         onChange={(e) => set({ title: e.target.value })}
       />
       <div className="recipe-meta">
-        <select data-testid="recipe-skill" value={recipe.skill_level} disabled={!editable} onChange={(e) => set({ skill_level: e.target.value as Recipe["skill_level"] })}>
+        <select data-testid="recipe-skill" aria-label="Skill level" value={recipe.skill_level} disabled={!editable} onChange={(e) => set({ skill_level: e.target.value as Recipe["skill_level"] })}>
           {SKILLS.map((s) => (
             <option key={s}>{s}</option>
           ))}

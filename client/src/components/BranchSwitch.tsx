@@ -1,0 +1,72 @@
+/**
+ * "‹ 1/2 ›" under a message where the thread's branches part (after a Regenerate, an edit, or a
+ * message sent from a branch left behind), and the chat's message slots that draw it. What the
+ * chat's messages need besides CopilotKit's props comes through ChatContext.
+ */
+import {
+  CopilotChatAssistantMessage,
+  type CopilotChatAssistantMessageProps,
+  CopilotChatUserMessage,
+  type CopilotChatUserMessageProps,
+  type Message,
+} from "@copilotkit/react-core/v2";
+import { createContext, useContext } from "react";
+import type { BranchView } from "../useBranches.ts";
+import { MarkdownRenderer } from "./Markdown.tsx";
+
+export interface ChatMessages {
+  branches: BranchView;
+  /** True while a run is on its way: switching would fight the stream. */
+  locked: boolean;
+  /** null: the thread cannot take a run now (no Regenerate, no Edit). */
+  onRegenerate: ((m: Message) => void) | null;
+  onEdit: ((m: Message) => void) | null;
+}
+
+export const ChatContext = createContext<ChatMessages | null>(null);
+
+function useChatMessages(): ChatMessages {
+  const value = useContext(ChatContext);
+  if (!value) throw new Error("the chat's messages must be drawn inside <ChatContext.Provider>.");
+  return value;
+}
+
+export function BranchSwitch({ messageId }: { messageId: string }) {
+  const { branches, locked } = useChatMessages();
+  const alt = branches.at(messageId);
+  if (!alt) return null;
+  const { index, branches: to } = alt;
+  return (
+    <div className="branch-switch" data-testid="branch-switch" data-message-id={messageId}>
+      <button type="button" aria-label="Previous branch" data-testid="branch-prev" disabled={locked || index === 0} onClick={() => branches.choose(to[index - 1]!)}>
+        ‹
+      </button>
+      <span data-testid="branch-position">
+        {index + 1}/{to.length}
+      </span>
+      <button type="button" aria-label="Next branch" data-testid="branch-next" disabled={locked || index === to.length - 1} onClick={() => branches.choose(to[index + 1]!)}>
+        ›
+      </button>
+    </div>
+  );
+}
+
+export function AssistantMessage(props: CopilotChatAssistantMessageProps) {
+  const { onRegenerate } = useChatMessages();
+  return (
+    <>
+      <CopilotChatAssistantMessage {...props} markdownRenderer={MarkdownRenderer as never} {...(onRegenerate ? { onRegenerate: () => onRegenerate(props.message as Message) } : {})} />
+      <BranchSwitch messageId={props.message.id} />
+    </>
+  );
+}
+
+export function UserMessage(props: CopilotChatUserMessageProps) {
+  const { onEdit } = useChatMessages();
+  return (
+    <>
+      <CopilotChatUserMessage {...props} {...(onEdit ? { onEditMessage: ({ message }: { message: Message }) => onEdit(message) } : {})} />
+      <BranchSwitch messageId={props.message.id} />
+    </>
+  );
+}

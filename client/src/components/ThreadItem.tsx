@@ -1,0 +1,117 @@
+/**
+ * One thread in the list: its title (the name given, else its first message), its status, "waiting
+ * for you" when it waits for an approval or an answer, and its actions: rename (in place; Enter
+ * saves, Escape cancels, an empty name goes back to the derived title), archive or unarchive, and
+ * delete (asked twice: the second click deletes).
+ */
+import { useState } from "react";
+import { deleteThread, patchThread, type ThreadListItem } from "../api.ts";
+import "./thread-list.css";
+
+interface Props {
+  thread: ThreadListItem;
+  current: boolean;
+  /** e.g. "3m ago" */
+  age: string;
+  onSelect(threadId: string): void;
+  /** Something changed on the server: list again. `removed`: the thread left this list. */
+  onChanged(removed: boolean): void;
+  onError(message: string): void;
+}
+
+export function ThreadItem({ thread: t, current, age, onSelect, onChanged, onError }: Props) {
+  const [renaming, setRenaming] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const title = t.title ?? "New conversation";
+  const act = (p: Promise<unknown>, removed: boolean) =>
+    p.then(() => onChanged(removed)).catch((err: Error) => onError(err.message));
+  return (
+    <li
+      className={`thread ${current ? "current" : ""}`}
+      data-testid="thread-item"
+      data-thread-id={t.threadId}
+      data-status={t.status}
+      data-waiting={t.waitingForYou ? "true" : "false"}
+      data-archived={t.archived ? "true" : "false"}
+      // The whole row selects, as before; the title is the button a keyboard reaches.
+      onClick={() => !renaming && onSelect(t.threadId)}
+      onKeyDown={(e) => {
+        if (e.key === "Enter" && e.target === e.currentTarget) onSelect(t.threadId);
+      }}
+    >
+      {renaming ? (
+        <RenameBox
+          initial={t.titleSet ? (t.title ?? "") : ""}
+          placeholder={t.title ?? "Name this thread"}
+          onCancel={() => setRenaming(false)}
+          onSave={(text) => {
+            setRenaming(false);
+            void act(patchThread(t.threadId, { title: text.trim() === "" ? null : text }), false);
+          }}
+        />
+      ) : (
+        <button
+          type="button"
+          className="thread-title link"
+          data-testid="thread-title"
+          title={t.title ?? t.threadId}
+          onClick={(e) => {
+            e.stopPropagation();
+            onSelect(t.threadId);
+          }}
+        >
+          {title}
+        </button>
+      )}
+      {t.waitingForYou ? (
+        <span className="chip chip-pending" data-testid="waiting-for-you">waiting for you</span>
+      ) : (
+        <span className={`chip chip-status chip-${t.status.toLowerCase()}`}>{t.status.toLowerCase()}</span>
+      )}
+      <span className="thread-time">{age}</span>
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: only keeps a click on an action from selecting the row */}
+      <span className="thread-actions" onClick={(e) => e.stopPropagation()}>
+        <button type="button" className="link small" data-testid="thread-rename" onClick={() => setRenaming(true)}>
+          Rename
+        </button>
+        <button type="button" className="link small" data-testid="thread-archive" onClick={() => void act(patchThread(t.threadId, { archived: !t.archived }), true)}>
+          {t.archived ? "Unarchive" : "Archive"}
+        </button>
+        <button
+          type="button"
+          className="link small"
+          data-testid="thread-delete"
+          onClick={() => {
+            if (!confirmDelete) return setConfirmDelete(true);
+            void act(deleteThread(t.threadId), true);
+          }}
+          onBlur={() => setConfirmDelete(false)}
+        >
+          {confirmDelete ? "Delete for good?" : "Delete"}
+        </button>
+      </span>
+    </li>
+  );
+}
+
+function RenameBox({ initial, placeholder, onSave, onCancel }: { initial: string; placeholder: string; onSave(text: string): void; onCancel(): void }) {
+  const [text, setText] = useState(initial);
+  return (
+    <input
+      className="thread-rename"
+      data-testid="thread-rename-input"
+      aria-label="Thread name"
+      // biome-ignore lint/a11y/noAutofocus: the box appears because the user asked to rename; typing goes there
+      autoFocus
+      value={text}
+      placeholder={placeholder}
+      maxLength={200}
+      onChange={(e) => setText(e.target.value)}
+      onKeyDown={(e) => {
+        if (e.key === "Enter") onSave(text);
+        else if (e.key === "Escape") onCancel();
+      }}
+      onBlur={onCancel}
+    />
+  );
+}
