@@ -4,7 +4,6 @@
  * and Debian's headless Chromium driven by playwright-core. Never a downloaded browser: without
  * /usr/bin/chromium the suites skip, loudly.
  */
-import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -19,7 +18,7 @@ import { demoAgents } from "../../server/agents/demos/index.ts";
 import { workspaceHostFromConfig } from "../../server/workspace/tools.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import type { Threadline } from "../../server/threadline.ts";
-import { backends, openStore as openBackendStore, startTestServer } from "../support/server.ts";
+import { backends, openStore as openBackendStore, startTestServer, testSchema } from "../support/server.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const hasChromium = existsSync(CHROMIUM);
@@ -48,7 +47,7 @@ export function describeBrowser(name: string, fn: () => void): void {
 /** Postgres when DATABASE_URL is set, else PGlite: the browser suites run on one backend. */
 const BACKEND = backends().at(-1)!;
 
-export function openStore(schema = `b_${randomUUID().replaceAll("-", "").slice(0, 16)}`): EventStore {
+export function openStore(schema = testSchema("b")): EventStore {
   return openBackendStore(BACKEND, schema);
 }
 
@@ -60,21 +59,31 @@ export interface AppServer {
 
 /** The test server (test/support/server.ts) with the built client app and the demo model. */
 export async function startServer(
-  opts: { store?: EventStore; planStepDelayMs?: number; leaseOwner?: string; /** Hosted besides the default and demo agents. */ agents?: AgentDefinition[] } = {},
+  opts: {
+    store?: EventStore;
+    planStepDelayMs?: number;
+    leaseOwner?: string;
+    /** Hosted besides the default and demo agents; one with a built-in agent's id replaces it (the app's `/` page is `default`). */
+    agents?: AgentDefinition[];
+  } = {},
 ): Promise<AppServer> {
   await ensureClientBuilt({ quiet: true });
   const delay = opts.planStepDelayMs ?? 50;
+  const extra = opts.agents ?? [];
+  const replaced = new Set(extra.map((a) => a.id));
   return startTestServer({
     backend: BACKEND,
     store: opts.store,
     leaseOwner: opts.leaseOwner,
     // no llmUrl: the built-in demo model answers, as for a user who runs `npm start` without a key
     agents: (config) => [
-      defaultAgent({ planStepDelayMs: delay }),
-      approvalsAgent(),
-      codingAgent({ host: workspaceHostFromConfig(config) }),
-      ...demoAgents({ planStepDelayMs: delay }),
-      ...(opts.agents ?? []),
+      ...[
+        defaultAgent({ planStepDelayMs: delay }),
+        approvalsAgent(),
+        codingAgent({ host: workspaceHostFromConfig(config) }),
+        ...demoAgents({ planStepDelayMs: delay }),
+      ].filter((a) => !replaced.has(a.id)),
+      ...extra,
     ],
   });
 }
@@ -92,12 +101,24 @@ export function consoleErrors(page: Page): string[] {
   return [...(pageErrors.get(page) ?? [])];
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** The screen a browser emulates: a desktop window by default. */
+export interface Device {
+  viewport: { width: number; height: number };
+  hasTouch?: boolean;
+  isMobile?: boolean;
+  deviceScaleFactor?: number;
+}
+
+export const DESKTOP: Device = { viewport: { width: 1400, height: 900 } };
+/** A phone held upright (an iPhone 12-15's CSS size), driven by taps. */
+export const PHONE: Device = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 };
+
+export async function launchBrowser(device: Device = DESKTOP): Promise<Browser> {
   const profile = mkdtempSync(path.join(tmpdir(), "threadline-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 1400, height: 900 },
+    ...device,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   const errors: string[] = [];
@@ -165,11 +186,11 @@ export function assistantMessages(page: Page) {
  * One server and one browser for a whole test file, started before its tests and stopped after:
  * `const app = useApp()` then `app.server.url`, `app.browser.newPage()` inside the tests.
  */
-export function useApp(opts: Parameters<typeof startServer>[0] = {}): { readonly server: AppServer; readonly browser: Browser } {
+export function useApp(opts: Parameters<typeof startServer>[0] = {}, device: Device = DESKTOP): { readonly server: AppServer; readonly browser: Browser } {
   const ctx = {} as { server: AppServer; browser: Browser };
   beforeAll(async () => {
     ctx.server = await startServer(opts);
-    ctx.browser = await launchBrowser();
+    ctx.browser = await launchBrowser(device);
   }, 180_000);
   afterAll(async () => {
     await ctx.browser?.close();

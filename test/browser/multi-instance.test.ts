@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore } from "../../server/store/types.ts";
+import { testSchema } from "../support/schemas.ts";
 import { assistantMessages, describeBrowser, launchBrowser, openApp, openStore, screenshot, startServer, waitForStatus, type AppServer, type Browser } from "./harness.ts";
 
 const suite = process.env.DATABASE_URL ? describeBrowser : (name: string, fn: () => void) => {
@@ -13,7 +14,7 @@ const suite = process.env.DATABASE_URL ? describeBrowser : (name: string, fn: ()
 };
 
 suite("two instances, one Postgres, in the browser", () => {
-  const schema = `b_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const schema = testSchema("b");
   let storeA: EventStore;
   let storeB: EventStore;
   let a: AppServer;

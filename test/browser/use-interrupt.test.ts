@@ -3,16 +3,18 @@
  * `approvals` agent and the offline demo model. The page offers no HITL tool, so the question comes
  * as AG-UI 1.0's interrupt outcome and the answer as the hook's resume under the interrupted run's
  * id. Asked, reloaded while asking, edited and approved: what ran is the edited email. Denied:
- * nothing is sent. At a phone's viewport the card and the input can still be reached.
+ * nothing is sent. A question (schedule_meeting): the slot picked fits its responseSchema and is
+ * booked once. At a phone's viewport the card and the input can still be reached.
  */
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { admissionRunId } from "../../protocol/run-ids.ts";
+import { MEETING_SLOTS } from "../../server/demo/approvals-fixtures.ts";
 import { assistantMessages, consoleErrors, describeBrowser, openApp, screenshot, send, useApp, waitForStatus } from "./harness.ts";
 
 interface LoggedEvent {
   type: string;
-  data: { runId?: string; via?: string; status?: string; payload?: { approved?: boolean; editedArgs?: Record<string, unknown> } };
+  data: { runId?: string; via?: string; status?: string; payload?: { approved?: boolean; editedArgs?: Record<string, unknown>; slot?: string } };
 }
 interface ThreadMessage {
   role: string;
@@ -122,6 +124,28 @@ describeBrowser("useInterrupt page in the browser", () => {
     await page.locator('[data-testid="decision"][data-decision="denied"]').waitFor({ timeout: 20_000 });
     expect(await page.getByTestId("use-interrupt-card").count()).toBe(0);
     await screenshot(page, "40e-use-interrupt-denied");
+    expect(consoleErrors(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("a question (schedule_meeting): the page's slot answer fits the question's responseSchema and books once", { timeout: 60_000 }, async () => {
+    const page = await app.browser.newPage();
+    const threadId = await openApp(page, app.server.url, { feature: "interrupt" });
+    await send(page, "Schedule a meeting about the launch");
+    const card = page.locator('[data-testid="use-interrupt-card"][data-state="asking"]');
+    await card.waitFor({ timeout: 20_000 });
+    await waitForStatus(page, "WAITING");
+    expect(await card.getAttribute("data-reason")).toBe("threadline:choose_slot");
+    const slots = card.getByTestId("slot-button");
+    expect(await slots.allTextContents()).toEqual(MEETING_SLOTS);
+    await screenshot(page, "40h-use-interrupt-slot-asking");
+    await slots.nth(1).click();
+    await expect.poll(() => assistantMessages(page).last().textContent(), { timeout: 20_000 }).toContain(`Booked for ${MEETING_SLOTS[1]}.`);
+    await waitForStatus(page, "WAITING");
+    await screenshot(page, "40i-use-interrupt-slot-booked");
+    const { messages } = await thread(threadId);
+    expect(messages.filter((m) => m.role === "tool").map((m) => JSON.parse(String(m.content)))).toEqual([{ booked: true, title: "Launch sync", slot: MEETING_SLOTS[1] }]);
+    expect((await events(threadId)).find((e) => e.type === "interrupt.resolved")?.data).toMatchObject({ via: "resume", status: "resolved", payload: { slot: MEETING_SLOTS[1] } });
     expect(consoleErrors(page)).toEqual([]);
     await page.close();
   });

@@ -123,4 +123,59 @@ conformanceSuite("branches", { fixtures }, (target) => {
     expect(view.branch).toBe("main");
     expect(view.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
   });
+
+  it.each(CLIENT_VERSIONS)("a stale copy that says something new is refused with 409 STALE_HISTORY, nothing written; fork: true branches on purpose (@ag-ui/client %s)", async (version) => {
+    const t = target();
+    const kit = local(t);
+    const threadId = newThreadId(`branch-stale-${version}`);
+    const u1: Message = { id: `u1-${randomUUID()}`, role: "user", content: `[branch] [${threadId}] one` };
+    const run1 = await runClient(version, { url: t.runUrl(), input: { threadId, messages: [u1] } });
+    expectAccepted(run1);
+    // Another tab adds an exchange; this client still holds run1's copy.
+    const u2: Message = { id: `u2-${randomUUID()}`, role: "user", content: `[branch] [${threadId}] two, from elsewhere` };
+    const run2 = await runClient(version, { url: t.runUrl(), input: { threadId, messages: [...run1.messages, u2] } });
+    expectAccepted(run2);
+    const head = run2.messages.at(-1)!.id;
+    const logBefore = await kit.log(threadId);
+
+    const u3: Message = { id: `u3-${randomUUID()}`, role: "user", content: `[branch] [${threadId}] three, from the stale tab` };
+    const stale = await runClient(version, { url: t.runUrl(), input: { threadId, messages: [...run1.messages, u3] } });
+    expect(stale.failed).toBe(true);
+    expect(stale.events.filter((e) => e.type === "RUN_STARTED")).toHaveLength(0);
+    // The raw answer: 409 with the code, the head the client lacks, and a sentence that says what to do.
+    const raw = await request(kit.server.url)
+      .post("/api/agents/default/run")
+      .send({ threadId, runId: randomUUID(), messages: [...run1.messages, u3], tools: [], context: [], state: {}, forwardedProps: {} });
+    expect(raw.status).toBe(409);
+    expect(raw.body.error).toMatchObject({ code: "STALE_HISTORY", threadId, headMessageId: head, branch: "main" });
+    expect(raw.body.error.message).toContain("fork");
+    // Through the CopilotKit runtime: the same refusal, as the one RUN_ERROR before any RUN_STARTED.
+    const viaRuntime = await (await postSse(`${kit.server.url}/api/copilotkit/agent/default/run`, { threadId, runId: randomUUID(), messages: [...run1.messages, u3], tools: [], context: [], state: {}, forwardedProps: {} })).done;
+    expect(viaRuntime.map((f) => f.event.type)).toEqual(["RUN_ERROR"]);
+    expect(viaRuntime[0]!.event).toMatchObject({ code: "STALE_HISTORY" });
+    // Nothing was written, and nothing disappeared from the thread.
+    expect(await kit.log(threadId)).toHaveLength(logBefore.length);
+    const view = (await request(kit.server.url).get(`/api/threads/${threadId}`)).body as BranchesJson;
+    expect(view.branch).toBe("main");
+    expect(view.messages.map((m) => m.id)).toEqual(run2.messages.map((m) => m.id));
+
+    // Caught up, the same text is a plain continuation.
+    const resent: Message = { ...u3, id: `u3b-${randomUUID()}` };
+    const caughtUp = await runClient(version, { url: t.runUrl(), input: { threadId, messages: [...run2.messages, resent] } });
+    expectAccepted(caughtUp);
+    const after = (await request(kit.server.url).get(`/api/threads/${threadId}`)).body as BranchesJson;
+    expect(after.branch).toBe("main");
+    expect(after.messages.map((m) => m.id).slice(0, 4)).toEqual(run2.messages.map((m) => m.id));
+
+    // Branching off from the older copy on purpose: the run says so, and the thread forks.
+    const u4: Message = { id: `u4-${randomUUID()}`, role: "user", content: `[branch] [${threadId}] four, a branch on purpose` };
+    const fork = await runClient(version, { url: t.runUrl(), input: { threadId, messages: [...run1.messages, u4], forwardedProps: { threadline: { fork: true } } } });
+    expectAccepted(fork);
+    const forked = (await request(kit.server.url).get(`/api/threads/${threadId}`)).body as BranchesJson;
+    expect(forked.branch).not.toBe("main");
+    expect(forked.branches.at(-1)).toMatchObject({ fromBranchId: "main", keepThrough: run1.messages.at(-1)!.id });
+    const main = (await request(kit.server.url).get(`/api/threads/${threadId}?branch=main`)).body as BranchesJson;
+    expect(main.messages.map((m) => m.id)).toContain(resent.id);
+  });
 });
+

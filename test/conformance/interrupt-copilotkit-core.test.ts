@@ -7,23 +7,17 @@
  * the answer's JSON as the call's result). Before the same-run resume was admitted, this answered
  * RUN_ERROR "already has a run" and the thread stayed WAITING; before that tool message was taken
  * for the client's copy of the answer, it became the call's result and the email never went.
+ * (The page's steps: ckSession and its `answer`, test/support/copilotkit-clients.ts; every door
+ * and both cores: copilotkit-matrix.test.ts.)
  */
 import { randomUUID } from "node:crypto";
-import { CopilotKitCore, ProxiedCopilotRuntimeAgent, ɵInterruptState } from "@copilotkit/core";
 import { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admissionRunId } from "../../protocol/run-ids.ts";
 import { approvalsAgent, APPROVALS_AGENT_ID } from "../../server/agents/approvals-agent.ts";
 import { approvalsFixtures } from "../../server/demo/approvals-fixtures.ts";
+import { ckSession, threadlineDoor } from "../support/copilotkit-clients.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
-
-type Interrupt = Parameters<ɵInterruptState["setStandard"]>[0][number];
-
-interface Finished {
-  runId: string;
-  outcome: string;
-  interrupts: Interrupt[];
-}
 
 describe.each(backends())("CopilotKit core's useInterrupt resolve through /api/copilotkit [%s]", (backend) => {
   let mock: LLMock;
@@ -44,46 +38,28 @@ describe.each(backends())("CopilotKit core's useInterrupt resolve through /api/c
   /** A thread asking for send_email's approval, through CopilotKit core as the page runs it. */
   async function asked(tag: string) {
     const threadId = `ck-core-${tag}-${randomUUID().slice(0, 8)}`;
-    const core = new CopilotKitCore({ runtimeUrl: `${server.url}/api/copilotkit` });
-    // Outside a browser the core never fetches /info (its runtime connection needs `window`), so
-    // the agent it would build from /info is built here the same way: CopilotKit's proxy agent on
-    // the multi-route runtime, run through the core as useInterrupt runs it.
-    const agent = new ProxiedCopilotRuntimeAgent({ runtimeUrl: `${server.url}/api/copilotkit`, agentId: APPROVALS_AGENT_ID, transport: "rest" });
-    agent.threadId = threadId;
-    const finishes: Finished[] = [];
-    const types: string[] = [];
-    agent.subscribe({
-      onEvent: ({ event }: { event: { type: string } }) => void types.push(event.type),
-      onRunFinishedEvent: (p: { input: { runId: string }; outcome?: string; interrupts?: Interrupt[] }) => {
-        finishes.push({ runId: p.input.runId, outcome: p.outcome ?? "success", interrupts: p.interrupts ?? [] });
-      },
-    } as never);
-    agent.addMessage({ id: `u-${randomUUID()}`, role: "user", content: `email the team [${threadId}]` });
-    await core.runAgent({ agent });
-    const ask = finishes.at(-1)!;
+    const page = ckSession("1.74", threadlineDoor(server.url), APPROVALS_AGENT_ID, threadId);
+    await page.say(`email the team [${threadId}]`);
+    const ask = page.finishes.at(-1)!;
     expect(ask.outcome).toBe("interrupt");
     expect(ask.interrupts[0]!.reason).toBe("tool_call");
     // AG-UI 1.0: the interrupt outcome comes after a STATE_SNAPSHOT and a MESSAGES_SNAPSHOT.
-    expect(types.slice(-3)).toEqual(["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
+    expect(page.events.slice(-3).map((e) => e.type)).toEqual(["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
     /** resolve(payload): what the hook does, with core's own InterruptState deciding the resume and the tool message. */
     const resolve = async (payload: unknown) => {
-      const state = new ɵInterruptState();
-      state.setStandard(ask.interrupts);
-      const decision = state.resolve(payload, ask.interrupts[0]!.id);
-      if (decision.kind !== "resume") throw new Error(`InterruptState did not resume: ${decision.kind}`);
-      expect(decision.toolResults.map((r) => r.toolCallId)).toEqual([ask.interrupts[0]!.toolCallId]);
-      for (const r of decision.toolResults) agent.addMessage({ id: randomUUID(), role: "tool", toolCallId: r.toolCallId, content: r.content });
-      await core.runAgent({ agent, runId: ask.runId, resume: decision.resume });
-      return finishes.at(-1)!;
+      const toolCallId = ask.interrupts[0]!.toolCallId;
+      expect(await page.answer([{ id: ask.interrupts[0]!.id, payload }])).toEqual(["resume"]);
+      // The hook's copy of the answer went with the resume, as the call's tool message.
+      expect(page.agent.messages.some((m) => m.role === "tool" && m.toolCallId === toolCallId)).toBe(true);
+      return page.finishes.at(-1)!;
     };
-    const reply = () => agent.messages.filter((m) => m.role === "assistant").map((m) => m.content).join("");
     const thread = async () =>
       (await (await fetch(`${server.url}/api/threads/${threadId}`)).json()) as {
         status: string;
         pendingInterrupts: unknown[];
         messages: { role: string; toolCallId?: string; content?: string }[];
       };
-    return { threadId, ask, resolve, reply, thread };
+    return { threadId, ask, resolve, reply: page.reply, thread };
   }
 
   it("the interrupt is answered under the interrupted run's id, the email goes once, the thread settles", async () => {

@@ -14,7 +14,7 @@ import { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APPROVALS_AGENT_ID, approvalsAgent } from "../../server/agents/approvals-agent.ts";
 import { demoAgents } from "../../server/agents/demos/index.ts";
-import { MEETING_SLOTS } from "../../server/demo/approvals-fixtures.ts";
+import { MEETING_RESPONSE_JSON_SCHEMA, MEETING_SLOTS } from "../../server/demo/approvals-fixtures.ts";
 import { CLIENT_VERSIONS, runClient, type ClientOutcome, type ClientVersion } from "../support/agui-clients.ts";
 import { conversation as interruptConversation, finished, text, type Ev } from "../support/interrupt-conversation.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
@@ -265,16 +265,32 @@ describe.each(backends())("the dojo's scenarios on %s", (backend) => {
       });
     }
 
+    const TITLE = "Intro call with the sales team about pricing";
+    const DOJO_TIME = "2026-01-01T10:00:00.000Z";
+    const DOJO_LABEL = "Thu, Jan 1, 10:00 AM";
     /**
      * The answers: this app's page (client/src/demos/interrupt.tsx) picks with `{slot}` and cancels
-     * with status `cancelled`; the dojo's page resolves with its picker's own payloads, which do not
-     * fit this agent's question (`slot` is required), so the step fails and nothing is booked.
+     * with status `cancelled`; the dojo's page resolves with its picker's own payloads, a time it
+     * generated (`{chosen_time, chosen_label}`) or `{cancelled: true}`, both in schedule_meeting's
+     * responseSchema. What the step returns for each: one booking, or none.
      */
     const ANSWERS = {
-      pick: { status: "resolved", payload: { slot: MEETING_SLOTS[0] } },
-      cancel: { status: "cancelled" },
-      "dojo's pick": { status: "resolved", payload: { chosen_time: "2026-01-01T10:00:00.000Z", chosen_label: "Thu, Jan 1, 10:00 AM" } },
-      "dojo's cancel": { status: "resolved", payload: { cancelled: true } },
+      pick: {
+        resume: { status: "resolved", payload: { slot: MEETING_SLOTS[0] } },
+        reply: `Your intro call is booked for ${MEETING_SLOTS[0]}.`,
+        result: { booked: true, title: TITLE, slot: MEETING_SLOTS[0] },
+      },
+      cancel: { resume: { status: "cancelled" }, reply: MEETING_NOT_BOOKED_REPLY, result: { error: expect.stringContaining("cancelled") } },
+      "dojo's pick": {
+        resume: { status: "resolved", payload: { chosen_time: DOJO_TIME, chosen_label: DOJO_LABEL } },
+        reply: `Your intro call is booked for ${DOJO_LABEL}.`,
+        result: { booked: true, title: TITLE, slot: DOJO_LABEL, at: DOJO_TIME },
+      },
+      "dojo's cancel": {
+        resume: { status: "resolved", payload: { cancelled: true } },
+        reply: MEETING_NOT_BOOKED_REPLY,
+        result: { booked: false, title: TITLE, reason: expect.stringContaining("cancelled") },
+      },
     } as const;
 
     for (const choice of Object.keys(ANSWERS) as (keyof typeof ANSWERS)[]) {
@@ -294,25 +310,23 @@ describe.each(backends())("the dojo's scenarios on %s", (backend) => {
           reason: "threadline:choose_slot",
           toolCallId: callId,
           message: expect.stringContaining("Intro call with the sales team"),
-          responseSchema: { type: "object", properties: { slot: { type: "string", enum: [...MEETING_SLOTS] } }, required: ["slot"] },
+          responseSchema: MEETING_RESPONSE_JSON_SCHEMA,
           metadata: { kind: "input", toolName: T.scheduleMeeting, payload: { options: [...MEETING_SLOTS] } },
         });
+        // The schema offers every answer of ANSWERS: this page's slot, the dojo page's time and its cancel.
+        const shapes = (asked!.responseSchema as { anyOf: { required: string[] }[] }).anyOf.map((a) => a.required);
+        expect(shapes).toEqual([["slot"], ["chosen_time"], ["cancelled"]]);
         expect(c.agent.pendingInterrupts?.map((i) => i.id)).toEqual([asked!.id]);
 
-        const answered = await c.run({ runId, resume: [{ interruptId: asked!.id, ...ANSWERS[choice] }] });
+        const { resume, reply, result } = ANSWERS[choice];
+        const answered = await c.run({ runId, resume: [{ interruptId: asked!.id, ...resume }] });
         expect(finished(answered)).toMatchObject({ runId });
         expect(finished(answered)!.outcome?.type ?? "success").toBe("success");
         expect(c.agent.pendingInterrupts ?? []).toEqual([]);
-        const results = await toolResults(threadId, String(callId));
-        // The dojo's spec after the answer: the question is gone and the agent follows up; the step
-        // booked once (pick) or not at all (its one tool message is the cancellation or the failure).
-        if (choice === "pick") {
-          expect(text(answered)).toBe(`Your intro call is booked for ${MEETING_SLOTS[0]}.`);
-          expect(results).toEqual([{ booked: true, title: "Intro call with the sales team about pricing", slot: MEETING_SLOTS[0] }]);
-        } else {
-          expect(text(answered)).toBe(MEETING_NOT_BOOKED_REPLY);
-          expect(results).toEqual([{ error: expect.stringContaining(choice === "cancel" ? "cancelled" : "slot") }]);
-        }
+        // The dojo's spec after the answer: the question is gone and the agent follows up. The step
+        // finished once: one booking (a pick), or one tool message saying nothing was booked.
+        expect(text(answered)).toBe(reply);
+        expect(await toolResults(threadId, String(callId))).toEqual([result]);
       });
     }
   });

@@ -2,8 +2,10 @@
  * Crash recovery across processes: server A is killed with SIGKILL in the middle of a run, and
  * B, alive on the same Postgres schema, takes its lease over once it expires (TTL + one sweep
  * interval) and finishes the run from the log. A is killed (a fresh A each time):
- * - during an LLM stream: B appends workflow.resumed, which closes the half-streamed message for
- *   every client, re-issues the same LLM request, and the run ends RUN_FINISHED;
+ * - during an LLM stream: B appends workflow.resumed and re-issues the same LLM request, whose
+ *   answer (another one here) withdraws the half-streamed message for every client, and the run
+ *   ends RUN_FINISHED (an answer that repeats the cut one is continued instead:
+ *   multiprocess-handoff.test.ts);
  * - during a slow backend tool whose result is not recorded yet: B runs the tool again (its
  *   result was never recorded, so B's is its only completed execution), then answers;
  * - right after a tool result was recorded: B does not run the tool again, it re-issues the LLM
@@ -92,7 +94,9 @@ describe.skipIf(!DATABASE_URL)("recovery by another live instance after SIGKILL,
     expect(cluster.upstream.requests.length).toBe(first + 2);
 
     const moved = await checkRecoveredRun(cluster, { survivor, agent: "default", threadId, fromA, rest, live, finalText: answer.join("") });
-    // The cut message: started and streamed on A, closed on B by workflow.resumed, never continued.
+    // The cut message: started and streamed on A, withdrawn on B once its model answered
+    // otherwise (closed, then superseded), never continued.
+    expect(log.types().filter((t) => t === "stream.withdrawn")).toHaveLength(1);
     const cutId = fromA.find((f) => f.event.type === "TEXT_MESSAGE_START")!.event.messageId;
     expect(fromA.some((f) => f.event.type === "TEXT_MESSAGE_END")).toBe(false);
     const cutEnd = rest.findIndex((f) => f.event.type === "TEXT_MESSAGE_END" && f.event.messageId === cutId);

@@ -143,7 +143,7 @@ describe.skipIf(!DATABASE_URL)("takeovers across processes on one Postgres schem
     await within(5_000, original.closed, "the rest of A's stream to be sent");
     a.signal("SIGCONT");
     // A learns at its next heartbeat that the lease is gone, and leaves the run to its owner.
-    const verdict = await a.waitForOutput(/run left for recovery|run settled|could not record/, 10_000);
+    const verdict = await a.waitForOutput(/run left for recovery|run ended|could not record/, 10_000);
     await a.kill("SIGTERM"); // a graceful stop flushes whatever A still had queued for the log
 
     const events = await cluster.store.read(threadId);

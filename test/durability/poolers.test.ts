@@ -7,11 +7,14 @@
  * In each: start-up logs the path and the server's effective timeouts (the bounds reach the
  * server through the pooler); a client follows a run on another instance to its terminal frame;
  * a cancel sent to another instance stops the run; a run whose instance is SIGKILLed is taken
- * over; and a rolling SIGTERM of every instance under live streams loses and doubles no frame,
- * and every client gets its terminal frame.
+ * over; and a rolling upgrade under live streams (a replacement up, then SIGTERM of one old
+ * instance, whose drain is shorter than the answers it streams, so they are handed over
+ * mid-answer; then the next) loses and doubles no frame and no word, and every client gets its
+ * terminal frame.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { framesAfter } from "../../protocol/project.ts";
+import { assembledText, followToEnd } from "../support/follow-run.ts";
 import {
   assertStrictlyIncreasing,
   connect,
@@ -24,12 +27,16 @@ import {
   type Cluster,
 } from "../support/multiprocess-kit.ts";
 import { pgbouncerMissing, startPgBouncer, type PgBouncer } from "../support/pgbouncer.ts";
-import type { SseFrame, SseStream } from "../support/sse-client.ts";
+import type { SseFrame } from "../support/sse-client.ts";
 import type { ServerProcess } from "../support/server-process.ts";
 import { SETTLE_BOUND_MS } from "../support/recovery-checks.ts";
+import { lastUserText } from "../support/scripted-upstream.ts";
 
 const missing = pgbouncerMissing();
 if (missing) console.warn(`[poolers] SKIPPED: ${missing}; these tests need PgBouncer in front of a real Postgres.`);
+
+/** The drain of every instance here: shorter than the runs of the rolling upgrade, which it cuts. */
+const DRAIN_MS = 500;
 
 const PATHS = [
   { mode: "transaction", direct: false, doorbell: "polling", heard: /heard by polling every 200 ms/ },
@@ -45,6 +52,7 @@ describe.skipIf(missing !== undefined).each(PATHS)("behind PgBouncer in $mode mo
   const env = () => ({
     DATABASE_URL: bouncer.url,
     DATABASE_DIRECT_URL: path.direct ? process.env.DATABASE_URL : undefined,
+    DRAIN_TIMEOUT_MS: String(DRAIN_MS),
   });
 
   beforeAll(async () => {
@@ -123,76 +131,65 @@ describe.skipIf(missing !== undefined).each(PATHS)("behind PgBouncer in $mode mo
     expect(frames).toEqual(await projection(threadId));
   });
 
-  it("a rolling SIGTERM of every instance under live streams: no frame lost or doubled, every client gets its end", async () => {
+  it("a rolling upgrade under live streams: each old instance gets SIGTERM once its replacement is up, its cut answers are handed over; no frame lost or doubled, no word twice, every client gets its end", async () => {
     const RUNS = 4;
-    // About 3 s of streaming per run: longer than a spawn, so the signals land mid-stream.
-    const words = pieces("r", 100);
-    cluster.upstream.script = () => ({ text: words, chunkDelayMs: 30 });
+    const words = pieces("r", 200);
+    // Every answer stops and waits at a point that moves on at each request of its run (20 words,
+    // then 40, ...) while the old instances live: each SIGTERM finds every run it holds mid-answer
+    // for longer than its drain (DRAIN_MS), cuts it and hands it over; the next instance
+    // continues the same answer past the words clients have. No timing decides that.
+    let holding = true;
+    const asked = new Map<string, number>();
+    cluster.upstream.script = (body) => {
+      const run = lastUserText(body);
+      asked.set(run, (asked.get(run) ?? 0) + 1);
+      return holding ? { text: words, chunkDelayMs: 5, holdAfter: 20 * asked.get(run)! } : { text: words, chunkDelayMs: 5 };
+    };
     const stamp = Date.now();
     const threads = Array.from({ length: RUNS }, (_, i) => `pool-roll-${path.doorbell}-${stamp}-${i}`);
     const servers = () => cluster.servers.filter((s) => s.alive);
-    // The replacements first, as a rolling deploy brings new instances up before it stops old ones.
-    const [a2, b2] = await Promise.all([cluster.spawn("A2", env()), cluster.spawn("B2", env())]);
-    const runners = threads.map((threadId, i) => followToEnd(threadId, i % 2 === 0 ? a : b, servers));
-    await within(10_000, Promise.all(runners.map((c) => c.firstWords)), "every run streaming");
-    // And a follower of each run on a new instance, which hears of every frame across instances.
-    const followers = threads.map((threadId, i) => followToEnd(threadId, i % 2 === 0 ? b2! : a2!, servers, "connect"));
+    const first = cluster.upstream.requests.length;
+    const held = (...ns: number[]) => Promise.all(ns.map(async (n) => (await cluster.upstream.request(first + n)).held));
+    // A rolling deploy brings a new instance up before it stops an old one, one at a time.
+    const a2 = await cluster.spawn("A2", env());
+    const runners = threads.map((threadId, i) => followToEnd({ threadId, first: i % 2 === 0 ? a : b, servers, text: `stream ${i}` }));
+    await within(10_000, held(0, 1, 2, 3), "every run's answer waiting mid-way");
+    // And a follower of each run on the new instance, which hears of every frame across instances.
+    const followers = threads.map((threadId) => followToEnd({ threadId, first: a2, servers, how: "connect" }));
     const clients = [...runners, ...followers];
-    await within(10_000, Promise.all(followers.map((c) => c.firstWords)), "every follower streaming");
-    // Every old instance gets SIGTERM while its runs stream; each drains its runs and goes.
-    const liveAtSignal = runners.filter((c) => !c.ended()).length;
-    const exits = [a.kill("SIGTERM"), b.kill("SIGTERM")];
+    await within(10_000, Promise.all([...runners, ...followers].map((c) => c.firstWords)), "every client streaming");
+
+    expect((await a.kill("SIGTERM")).code).toBe(0);
+    // A's two runs, taken over by B or A2, ask again and wait further on.
+    await within(SETTLE_BOUND_MS, held(4, 5), "A's runs continued elsewhere", () => cluster.output());
+    const b2 = await cluster.spawn("B2", env());
+    holding = false; // what B hands over runs to its end on A2 or B2
+    expect((await b.kill("SIGTERM")).code).toBe(0);
+    for (const r of cluster.upstream.requests) r.release(); // A's runs that A2 took over
     const received = await within(SETTLE_BOUND_MS * 2, Promise.all(clients.map((c) => c.frames)), "every client's terminal frame", () => cluster.output());
-    await Promise.all(exits);
+
     for (const [i, frames] of received.entries()) {
       const threadId = threads[i % RUNS]!;
       assertStrictlyIncreasing(frames);
       expect(frames.filter(isTerminal)).toHaveLength(1);
       expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
+      expect(assembledText(frames)).toBe(words.join(""));
       expect(frames).toEqual(await projection(threadId));
     }
+    const marks = (await Promise.all(threads.map((t) => cluster.store.read(t)))).flat().filter((e) => e.type === "workflow.handed_over");
+    // A's two runs, B's two, and those of A's that B took over: every one mid-answer.
+    expect(marks.length).toBeGreaterThanOrEqual(4);
+    expect(marks.every((e) => e.type === "workflow.handed_over" && e.data.cut)).toBe(true);
     const reconnects = clients.reduce((n, c) => n + c.reconnects(), 0);
-    console.info(`[poolers] ${path.mode}/${path.doorbell}: ${liveAtSignal} of ${RUNS} streams live at the SIGTERMs, ${reconnects} reconnects`);
-    [a, b] = servers() as [ServerProcess, ServerProcess];
-  });
+    console.info(
+      `[poolers] ${path.mode}/${path.doorbell}: ${marks.length} hand-offs mid-answer over 2 SIGTERMs, ` +
+        `${cluster.upstream.requests.length - first} model requests for ${RUNS} runs, ${reconnects} reconnects`,
+    );
+    [a, b] = [a2, b2];
+  }, 120_000);
 
   /** What the log says the whole run is, as frames. */
   async function projection(threadId: string): Promise<SseFrame[]> {
     return framesAfter(await cluster.store.read(threadId)).map((f) => ({ id: f.id, event: f.event })) as SseFrame[];
-  }
-
-  /**
-   * Starts a run on `first` and follows it to its terminal frame, reconnecting with its last id
-   * to any live instance whenever its stream ends early (its instance shut down under it).
-   */
-  function followToEnd(threadId: string, first: ServerProcess, servers: () => ServerProcess[], how: "run" | "connect" = "run") {
-    const got: SseFrame[] = [];
-    let done = false;
-    let reconnects = 0;
-    let streaming!: () => void;
-    const firstWords = new Promise<void>((resolve) => (streaming = resolve));
-    const frames = (async () => {
-      let stream: SseStream | undefined =
-        how === "run" ? await postRun(first, "default", { threadId, runId: "r1", text: "stream" }) : await connect(first, "default", threadId, "0");
-      void stream.waitFor(isContent).then(streaming, streaming);
-      try {
-        for (let attempt = 0; attempt < 20; attempt++) {
-          if (stream) {
-            const s = stream;
-            got.push(...(await s.done.catch(() => s.frames)));
-            stream = undefined;
-          }
-          if (got.some(isTerminal)) return got;
-          const live = servers();
-          reconnects++;
-          // A refused connect (the instance was going down as it was picked) is tried elsewhere.
-          stream = await connect(live[attempt % live.length]!, "default", threadId, got.at(-1)?.id ?? "0").catch(() => undefined);
-        }
-        throw new Error(`no terminal frame for ${threadId} after 20 reconnects`);
-      } finally {
-        done = true;
-      }
-    })();
-    return { frames, firstWords, ended: () => done, reconnects: () => reconnects };
   }
 });

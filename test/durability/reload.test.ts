@@ -43,8 +43,8 @@ const SCENARIOS: Scenario[] = [
     check: (view) => {
       const last = view.messages.at(-1)!;
       expect(last).toMatchObject({ role: "assistant", toolCalls: [{ function: { name: FRONTEND_TOOL.name } }] });
-      // Nothing runs while the thread waits: the unanswered frontend call is not "running".
-      expect(Object.values(view.toolCalls)).toEqual([{ name: FRONTEND_TOOL.name, status: "complete" }]);
+      // Nothing runs while the thread waits: the unanswered frontend call awaits the client's answer.
+      expect(Object.values(view.toolCalls)).toEqual([{ name: FRONTEND_TOOL.name, status: "awaiting_input" }]);
     },
   },
   {
@@ -106,7 +106,7 @@ const SCENARIOS: Scenario[] = [
     check: (view) => {
       // The call never got a result, and it is not running any more either.
       expect(view.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-      expect(Object.values(view.toolCalls)).toEqual([{ name: "hold", status: "complete" }]);
+      expect(Object.values(view.toolCalls)).toEqual([{ name: "hold", status: "cancelled", reason: "run_cancelled" }]);
     },
   },
 ];

@@ -1,7 +1,9 @@
 /**
  * A real PgBouncer (Debian's package) in front of the test Postgres, for the pooler tests: its
- * own config in a temp dir, default settings apart from where it listens, trust auth and the
- * pool mode. PgBouncer refuses to run as root, so it runs as the `postgres` user.
+ * own config in a temp dir, default settings apart from where it listens, the pool mode, and
+ * trust auth, or md5 with a password of its own when one is given (so that a wrong password is
+ * really refused, which the trust-auth test Postgres never does). PgBouncer refuses to run as
+ * root, so it runs as the `postgres` user.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -35,7 +37,12 @@ export function pgbouncerMissing(): string | undefined {
   return undefined;
 }
 
-export async function startPgBouncer(mode: "transaction" | "session", databaseUrl = process.env.DATABASE_URL!): Promise<PgBouncer> {
+export interface PgBouncerOptions {
+  /** The password PgBouncer requires of the user (md5 auth); `url` carries it. Default: trust. */
+  password?: string;
+}
+
+export async function startPgBouncer(mode: "transaction" | "session", databaseUrl = process.env.DATABASE_URL!, opts: PgBouncerOptions = {}): Promise<PgBouncer> {
   const target = new URL(databaseUrl);
   const dbname = target.pathname.slice(1) || "postgres";
   const user = decodeURIComponent(target.username || "postgres");
@@ -43,7 +50,7 @@ export async function startPgBouncer(mode: "transaction" | "session", databaseUr
   const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
   const dir = mkdtempSync(join(tmpdir(), "threadline-pgbouncer-"));
   const port = await freePort();
-  writeFileSync(join(dir, "users.txt"), `"${user}" ""\n`);
+  writeFileSync(join(dir, "users.txt"), `"${user}" "${opts.password ?? ""}"\n`);
   writeFileSync(
     join(dir, "pgbouncer.ini"),
     [
@@ -53,7 +60,7 @@ export async function startPgBouncer(mode: "transaction" | "session", databaseUr
       "listen_addr = 127.0.0.1",
       `listen_port = ${port}`,
       `unix_socket_dir = ${dir}`,
-      "auth_type = trust",
+      `auth_type = ${opts.password === undefined ? "trust" : "md5"}`,
       `auth_file = ${join(dir, "users.txt")}`,
       `pool_mode = ${mode}`,
       "",
@@ -66,7 +73,8 @@ export async function startPgBouncer(mode: "transaction" | "session", databaseUr
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const url = `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${dbname}`;
+  const credentials = opts.password === undefined ? encodeURIComponent(user) : `${encodeURIComponent(user)}:${encodeURIComponent(opts.password)}`;
+  const url = `postgres://${credentials}@127.0.0.1:${port}/${dbname}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     await exited;

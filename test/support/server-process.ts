@@ -5,8 +5,10 @@
  * kept in memory (logs go to stderr) and can be shown when a test fails.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
+import { ConfigSchema } from "../../server/config.ts";
 
 /** The test agents child-server.ts hosts with CHILD_AGENTS=slowtool,strict, and their one tool. */
 export const SLOW_TOOL_AGENT_ID = "slowtool";
@@ -28,13 +30,19 @@ export interface ToolLogLine {
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ENTRY = fileURLToPath(new URL("./child-server.ts", import.meta.url));
 
-/** Variables of server/config.ts: a child never inherits them from the test's environment. */
-const CONFIG_VARS = [
-  "PORT", "HOST", "DATABASE_URL", "DATA_DIR", "DATABASE_SCHEMA", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-  "OPENAI_MODEL", "API_KEYS", "LOG_LEVEL", "LEASE_TTL_MS", "RETENTION_HOURS", "LLM_CONNECT_TIMEOUT_MS",
-  "LLM_READ_TIMEOUT_MS", "WORKSPACE_ROOT", "UNSAFE_RUN_COMMANDS_WITHOUT_SANDBOX", "SANDBOX_MEMORY_MB",
-  "SANDBOX_MAX_PROCESSES", "SANDBOX_MAX_FILE_MB", "SANDBOX_UID", "SANDBOX_READONLY_PATHS",
-];
+/**
+ * The environment of a child server: the test's, without any variable of server/config.ts (a
+ * child never inherits them), with `env` on top (undefined removes a variable).
+ */
+export function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(ConfigSchema.shape)) delete out[key];
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) delete out[key];
+    else out[key] = value;
+  }
+  return out;
+}
 
 export interface Exit {
   code: number | null;
@@ -69,6 +77,11 @@ export interface SpawnServerOptions {
   /** Configuration (server/config.ts variables and the CHILD_* ones of child-server.ts). */
   env: Record<string, string | undefined>;
   readyTimeoutMs?: number;
+  /**
+   * Another checkout's child-server.ts (an earlier release, extracted from git), run from that
+   * checkout's root; default: this one's. It must keep the contract above (`listening <port>`).
+   */
+  checkout?: string;
 }
 
 const live = new Set<ChildProcess>();
@@ -85,17 +98,11 @@ function installExitHook(): void {
 
 export async function spawnServer(opts: SpawnServerOptions): Promise<ServerProcess> {
   installExitHook();
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of CONFIG_VARS) delete env[key];
-  Object.assign(env, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" });
-  for (const [key, value] of Object.entries(opts.env)) {
-    if (value === undefined) delete env[key];
-    else env[key] = value;
-  }
+  const env = childEnv({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...opts.env });
 
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, ["--import", "tsx", opts.checkout ? join(opts.checkout, "test/support/child-server.ts") : ENTRY], {
+    cwd: opts.checkout ?? ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });

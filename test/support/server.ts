@@ -3,11 +3,10 @@
  * schema of the Postgres at DATABASE_URL), the default model on OpenAI's protocol pointed at an
  * aimock upstream (or the model given), listening on a loopback port.
  */
-import { randomUUID } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import type { AgentDefinition } from "../../server/agents/define.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
 import { loadConfig, type Config } from "../../server/config.ts";
@@ -17,7 +16,10 @@ import { createPgliteStore } from "../../server/store/pglite.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
 import type { CommonStoreOptions } from "../../server/store/store.ts";
 import type { EventStore } from "../../server/store/types.ts";
+import type { DatabaseOption } from "../../server/options.ts";
 import { createThreadline, type Threadline } from "../../server/threadline.ts";
+import { freshClusterFiles } from "./pglite.ts";
+import { testSchema } from "./schemas.ts";
 
 export type BackendName = "pglite" | "postgres";
 
@@ -26,9 +28,7 @@ export function backends(): BackendName[] {
   return process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
 }
 
-export function testSchema(): string {
-  return `t_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
-}
+export { testSchema } from "./schemas.ts";
 
 export function openStore(backend: BackendName, schema = testSchema(), opts: CommonStoreOptions = {}): EventStore {
   if (backend === "postgres") {
@@ -36,7 +36,7 @@ export function openStore(backend: BackendName, schema = testSchema(), opts: Com
     if (!url) throw new Error("DATABASE_URL is not set");
     return createPostgresStore({ ...opts, connectionString: url, schema });
   }
-  return createPgliteStore({ ...opts, schema });
+  return createPgliteStore({ ...opts, schema, loadDataDir: freshClusterFiles() });
 }
 
 export interface TestServer {
@@ -61,10 +61,18 @@ export interface TestServerOptions {
   leaseOwner?: string;
   /** The threads' workspaces and the command sandbox (default: from the config, DATA_DIR a temp dir). */
   workspace?: (config: Config) => WorkspaceHost;
+  /**
+   * The store's database instead of a store built here (`store` is then unused): the server opens
+   * its own store on it, wired to its metrics (commit latency, pool waits), as an application's does.
+   */
+  database?: { option: DatabaseOption; schema?: string };
+  /** Default: pino at TEST_LOG_LEVEL (silent). */
+  logger?: Logger;
+  drainTimeoutMs?: number;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
-  const store = opts.store ?? openStore(opts.backend);
+  const store = opts.database ? undefined : (opts.store ?? openStore(opts.backend));
   // Workspaces (the coding agent's) go to a directory of this server's own, removed on close.
   const dataDir = mkdtempSync(join(tmpdir(), "threadline-test-"));
   chmodSync(dataDir, 0o711); // the sandbox's user (when tests run as root) must reach the workspaces
@@ -81,8 +89,9 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
   });
   const threadline = await createThreadline({
     config,
-    store,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+    ...(opts.database ? { database: opts.database.option, ...(opts.database.schema !== undefined && { schema: opts.database.schema }) } : { store }),
+    logger: opts.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+    ...(opts.drainTimeoutMs !== undefined && { drainTimeoutMs: opts.drainTimeoutMs }),
     agents: typeof opts.agents === "function" ? opts.agents(config) : (opts.agents ?? [defaultAgent({ planStepDelayMs: 20 })]),
     ...(opts.model !== undefined && { model: opts.model }),
     leaseOwner: opts.leaseOwner,
@@ -92,10 +101,10 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
   return {
     url: `http://127.0.0.1:${port}`,
     threadline,
-    store,
+    store: threadline.store,
     async close() {
       await threadline.close();
-      if (!opts.store) await store.close();
+      if (store && !opts.store) await store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
