@@ -10,5 +10,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ["default"],
+    // Drops the Postgres schemas each file created, and fails the file if one is left.
+    setupFiles: ["test/support/teardown.ts"],
+    // A fresh PGlite cluster's files, so that each in-memory PGlite skips initdb (support/pglite.ts).
+    globalSetup: ["test/support/global-setup.ts"],
   },
 });
