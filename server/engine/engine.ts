@@ -59,6 +59,7 @@ export class Engine {
    * the very reason its start failed.
    */
   #mayHoldLeases = false;
+  #sweeping: Promise<void> | undefined;
 
   constructor(opts: EngineOptions) {
     this.leaseOwner = opts.leaseOwner ?? `threadline-${randomUUID().slice(0, 8)}`;
@@ -127,10 +128,17 @@ export class Engine {
     return cancelRun(this.#core, threadId, reason);
   }
 
-  /** Claims threads whose lease expired and resumes or fails their run. */
+  /**
+   * Claims threads whose lease expired and resumes or fails their run. One sweep at a time per
+   * instance: the start's sweep and the timer's would otherwise overlap, and a run one of them
+   * claimed but has not begun executing yet (its log still being read) is not among the
+   * executor's threads the other excludes, so under load its lease could expire and be claimed
+   * again here. A call during a sweep joins it.
+   */
   sweep(): Promise<void> {
     this.#mayHoldLeases = true;
-    return sweep(this.#core);
+    this.#sweeping ??= sweep(this.#core).finally(() => (this.#sweeping = undefined));
+    return this.#sweeping;
   }
 
   isRunningLocally(threadId: string): boolean {

@@ -25,7 +25,7 @@ const CLAIMS_PER_SWEEP = 5;
 export async function sweep(core: EngineCore): Promise<void> {
   if (core.closed()) return;
   try {
-    const claimed = await core.store.claimExpired(core.leaseOwner, core.leaseTtlMs, CLAIMS_PER_SWEEP);
+    const claimed = await core.store.claimExpired(core.leaseOwner, core.leaseTtlMs, CLAIMS_PER_SWEEP, core.executor.threadsHere());
     for (const row of claimed) await recover(core, row);
   } catch (err) {
     core.logger.warn({ err }, "recovery sweep failed; the next sweep tries again");

@@ -94,6 +94,11 @@ export class RunExecutor {
     return this.#runs.has(threadId);
   }
 
+  /** The threads whose runs execute here now (the sweep never claims these, sql/leases.ts). */
+  threadsHere(): string[] {
+    return [...this.#runs.keys()];
+  }
+
   abortLocal(threadId: string, reason: AbortReason): void {
     const run = this.#runs.get(threadId);
     if (!run || run.reason) return;
@@ -113,6 +118,9 @@ export class RunExecutor {
   }
 
   execute(p: ExecuteParams): void {
+    // One execution per thread per process: a second would write under the same lease owner,
+    // which the log's fence cannot tell from the first (sql/leases.ts claimExpiredLeases).
+    if (this.#runs.has(p.threadId)) throw new Error(`thread ${p.threadId} already has a run executing here; not starting run ${p.runId} a second time`);
     const controller = new AbortController();
     const local: LocalRun = {
       runId: p.runId,

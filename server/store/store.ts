@@ -266,7 +266,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       threadIds.length === 0 ? Promise.resolve([]) : heartbeatLeases(leaseDb, s, leaseOwner, threadIds, ttlMs),
     releaseLease: (threadId, leaseOwner) => retry(() => releaseLease(leaseDb, s, threadId, leaseOwner)),
     releaseAllLeases: (leaseOwner) => retry(() => releaseAllLeases(leaseDb, s, leaseOwner)),
-    claimExpired: (leaseOwner, ttlMs, limit) => retry(() => claimExpiredLeases(leaseDb, s, leaseOwner, ttlMs, limit)),
+    claimExpired: (leaseOwner, ttlMs, limit, executingHere) => retry(() => claimExpiredLeases(leaseDb, s, leaseOwner, ttlMs, limit, executingHere)),
 
     compact: (olderThanMs) => retry(() => deleteStreamEvents(db, s, olderThanMs, STREAM_EVENT_TYPES)),
 

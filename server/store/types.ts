@@ -265,9 +265,10 @@ export interface EventStore {
   /**
    * Claims up to `limit` active threads (PENDING/RUNNING/CANCELLING) with an active run whose
    * lease expired (or was never taken), with FOR UPDATE SKIP LOCKED so that two instances never
-   * claim the same one. A thread without an active run has nothing to recover and is skipped.
+   * claim the same one. A thread without an active run has nothing to recover and is skipped, and
+   * so is one in `executingHere` (the claimer's own running threads, sql/leases.ts).
    */
-  claimExpired(leaseOwner: string, ttlMs: number, limit: number): Promise<ThreadRow[]>;
+  claimExpired(leaseOwner: string, ttlMs: number, limit: number, executingHere?: readonly string[]): Promise<ThreadRow[]>;
 
   /**
    * Deletes stream-level events of runs that are waiting or ended, and whose run row was last

@@ -11,7 +11,7 @@ import type { EventStore } from "../../server/store/types.ts";
 import { backends, openStore, startTestServer } from "../support/server.ts";
 import { CLIENT_VERSIONS, runClient } from "../support/agui-clients.ts";
 import { postSse, type SseFrame } from "../support/sse-client.ts";
-import { gatedAgent, startGatedUpstream } from "./support.ts";
+import { gate, gatedAgent, startGatedUpstream, user } from "./support.ts";
 
 async function orphan(store: EventStore, threadId: string, agentId: string, extra: WorkflowEvent[] = [], opts: { text?: string; lease?: boolean } = {}) {
   await store.migrate();
@@ -170,6 +170,32 @@ describe.each(backends())("recovery on %s", (backend) => {
     } finally {
       await server.close();
       await store.close();
+    }
+  });
+
+  it("a run whose lease expired while it executes here (a beat too late) is not claimed again by its own instance's sweep", async () => {
+    const gated = gatedAgent();
+    gated.release = gate();
+    const server = await startTestServer({ backend, llmUrl: upstream.url, agents: [gated.agent], leaseOwner: "busy" });
+    try {
+      const threadId = `t-late-beat-${backend}`;
+      const stream = await postSse(`${server.url}/api/agents/gated/run`, {
+        threadId, runId: "r1", messages: [user("do one step")], tools: [], context: [], state: {}, forwardedProps: {},
+      });
+      expect(await gated.started.next()).toBe("only");
+      // The beats this instance missed: its lease is still its own, and already expired.
+      expect(await server.store.heartbeat("busy", [threadId], 0)).toEqual([threadId]);
+      await server.threadline.engine.sweep();
+      gated.release.open();
+      const frames = await stream.done;
+      expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
+      const types = (await server.store.read(threadId)).map((e) => e.type);
+      expect(types).not.toContain("workflow.resumed");
+      expect(types.filter((t) => t === "workflow.started")).toHaveLength(1);
+      expect([...gated.completed.entries()]).toEqual([["only", 1]]);
+      expect(await server.store.getThread(threadId)).toMatchObject({ status: "WAITING", leaseOwner: null });
+    } finally {
+      await server.close();
     }
   });
 

@@ -287,6 +287,20 @@ export function threadsContract(ctx: ContractContext): void {
       for (const t of theirs) expect(t).toMatchObject({ leaseOwner: "B" });
       expect(await store.claimExpired("C", 60_000, 100)).toEqual([]);
     });
+
+    it("claimExpired passes over the threads the claimer executes itself, and its beat keeps them", async () => {
+      const { store } = await ctx.freshPair();
+      const [mineRunning, orphan] = [await newThread(store), await newThread(store)];
+      for (const t of [mineRunning, orphan]) {
+        await store.append(t, [ev.runAccepted(randomId("run")), ev.started("x")]);
+        await store.acquireLease(t, "A", 0); // expired at once: a beat this busy instance missed
+      }
+      const claimed = await store.claimExpired("A", 60_000, 100, [mineRunning]);
+      expect(claimed.map((t) => t.threadId)).toEqual([orphan]);
+      // Still A's, still expired: the late beat renews it rather than anybody re-claiming it here.
+      expect(await store.heartbeat("A", [mineRunning], 60_000)).toEqual([mineRunning]);
+      expect(await store.claimExpired("B", 60_000, 100)).toEqual([]);
+    });
   });
 
   describe("compaction", () => {

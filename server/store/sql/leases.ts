@@ -76,6 +76,14 @@ export async function releaseAllLeases(db: Queryable, s: string, leaseOwner: str
  * and the row lock re-checks the condition on the newest row version, so a thread is never
  * claimed twice. A thread without an active run (created, no run accepted yet) has nothing to
  * recover and is left alone.
+ *
+ * `executingHere` are the threads the claimer is itself executing: their lease may have expired
+ * only because this process was too busy to beat in time, and its next beat renews it (it still
+ * holds it) or stops the run (another instance took it). Claiming one would start a second
+ * execution of the same run in this process, both writing under the same owner: the fence
+ * (`lease_owner`) cannot tell them apart. The exclusion is in the claim's own statement, so no
+ * run can start or stop between the check and the claim. Rejected: checking the claimed rows
+ * against the executor afterwards, which leaves the lease re-stamped and a recovery half begun.
  */
 export async function claimExpiredLeases(
   db: Queryable,
@@ -83,6 +91,7 @@ export async function claimExpiredLeases(
   leaseOwner: string,
   ttlMs: number,
   limit: number,
+  executingHere: readonly string[] = [],
 ): Promise<ThreadRow[]> {
   const { rows } = await db.query<ThreadDbRow>(
     `with candidates as (
@@ -91,6 +100,7 @@ export async function claimExpiredLeases(
        where status in ${ACTIVE_THREAD_STATUSES_SQL}
          and active_run_id is not null
          and (lease_expires_at is null or lease_expires_at <= now())
+         and not (thread_id = any($4::text[]))
        order by lease_expires_at nulls first, thread_id
        limit $3::int
        for update skip locked
@@ -101,7 +111,7 @@ export async function claimExpiredLeases(
      from candidates c
      where t.thread_id = c.thread_id
      returning t.*`,
-    [leaseOwner, ttlMs, limit],
+    [leaseOwner, ttlMs, limit, executingHere],
   );
   return rows.map(threadFromRow);
 }
