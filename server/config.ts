@@ -123,7 +123,7 @@ export const ConfigSchema = z.object({
   DRAIN_TIMEOUT_MS: intWithDefault(DEFAULT_DRAIN_TIMEOUT_MS),
   /** Stream-level events of finished runs are compacted after this long. */
   RETENTION_HOURS: intWithDefault(24),
-  /** Postgres bounds (README "Database faults"); PGlite, in this process, needs none. */
+  /** Postgres bounds (docs/failure-modes.md "Database bounds"); PGlite, in this process, needs none. */
   DB_CONNECT_TIMEOUT_MS: intWithDefault(DEFAULT_DB_TIMEOUTS.connectMs),
   DB_STATEMENT_TIMEOUT_MS: intWithDefault(DEFAULT_DB_TIMEOUTS.statementMs),
   DB_LOCK_TIMEOUT_MS: intWithDefault(DEFAULT_DB_TIMEOUTS.lockMs),

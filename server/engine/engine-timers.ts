@@ -17,7 +17,8 @@ export function startEngineTimers(opts: {
   heartbeat.unref();
   // A lease that expired is claimed within one sweep interval, so recovery takes at most
   // TTL + sweepIntervalMs(TTL). Rejected: TTL/2, which let it take half a TTL more than the
-  // README says. One sweep at a time: during an outage one may retry for DB_RETRY_MAX_MS.
+  // documented bound (docs/failure-modes.md). One sweep at a time: during an outage one may
+  // retry for DB_RETRY_MAX_MS.
   let sweeping = false;
   const sweep = setInterval(() => {
     if (sweeping) return;

@@ -3,7 +3,7 @@
  * tcp-proxy.ts): a reset mid-run, a short outage and a silent socket. Postgres only: PGlite
  * runs in this process and has no network to fail.
  *
- * The bounds are short here (README "Database faults" lists the defaults); the recovery bound
+ * The bounds are short here (docs/failure-modes.md "Database bounds" lists the defaults); the recovery bound
  * checked is the documented formula, max(TTL, statement + idle-in-transaction) + sweep interval,
  * plus the time the recovered run needs to finish.
  */
@@ -31,7 +31,7 @@ const TIMEOUTS: DbTimeouts = {
   leaseLockMs: 300,
 };
 const RETRY_MAX_MS = 4_000;
-/** The README's bound, from the moment the socket goes silent to the thread claimed elsewhere. */
+/** The documented bound (docs/failure-modes.md "The recovery bound"), from the moment the socket goes silent to the thread claimed elsewhere. */
 const RECOVERY_BOUND_MS =
   Math.max(LEASE_TTL_MS, TIMEOUTS.statementMs + TIMEOUTS.idleInTransactionMs) + sweepIntervalMs(LEASE_TTL_MS);
 /** After the claim, the recovered run re-runs its tool and asks the model once: quick here. */

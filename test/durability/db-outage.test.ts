@@ -21,7 +21,7 @@ const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) console.warn("test/durability/db-outage.test.ts: skipped, DATABASE_URL is not set (Postgres only)");
 
 const LEASE_TTL_MS = 4_000;
-/** Short bounds, so that the silent case is over in seconds (README "Database faults" has the defaults). */
+/** Short bounds, so that the silent case is over in seconds (docs/failure-modes.md "Database bounds" has the defaults). */
 const TIMEOUTS: DbTimeouts = { connectMs: 1_000, statementMs: 2_000, lockMs: 1_000, idleInTransactionMs: 1_000, tcpMs: 2_000, leaseLockMs: 300 };
 const RETRY_MAX_MS = 4_000;
 /** The client's deadline on one request: far past every server bound, so only a hang reaches it. */

@@ -70,7 +70,7 @@ describe.skipIf(missing !== undefined).each(PATHS)("behind PgBouncer in $mode mo
     for (const server of [a, b]) {
       await server.waitForOutput(new RegExp(`DATABASE_URL is ${path.mode === "transaction" ? "a transaction-mode pooler" : "a session"}.*\\(detected\\)`), 1_000);
       await server.waitForOutput(path.heard, 1_000);
-      // The defaults (README "Database faults"), as the server reports them inside a statement.
+      // The defaults (docs/failure-modes.md "Database bounds"), as the server reports them inside a statement.
       await server.waitForOutput(/database timeouts in effect: statement_timeout=15s lock_timeout=5s idle_in_transaction_session_timeout=5s tcp_user_timeout=10000 \(lease statements: lock_timeout=1s\)/, 1_000);
     }
     expect(a.output()).not.toMatch(/unsupported startup parameter/);
