@@ -117,10 +117,15 @@ export class RunExecutor {
     this.#handingOver = true;
   }
 
+  /**
+   * The thread's next run may start here while the last one is still in its tail (its end
+   * committed, its settle hooks running): it takes the thread's entry, and the old run's finally
+   * leaves it alone. A second live execution of one run never reaches this: the sweep does not
+   * claim a thread executing here (sql/leases.ts claimExpiredLeases). Rejected: refusing a
+   * thread that has an entry, which failed every queued follow-up and every resume under the
+   * interrupted run's own id (they start from the previous run's settle).
+   */
   execute(p: ExecuteParams): void {
-    // One execution per thread per process: a second would write under the same lease owner,
-    // which the log's fence cannot tell from the first (sql/leases.ts claimExpiredLeases).
-    if (this.#runs.has(p.threadId)) throw new Error(`thread ${p.threadId} already has a run executing here; not starting run ${p.runId} a second time`);
     const controller = new AbortController();
     const local: LocalRun = {
       runId: p.runId,
