@@ -42,11 +42,12 @@ const APP_START_TIMEOUT_MS = 120_000;
 
 /**
  * Bounds on the README app's install, as `du` counts it (allocated blocks) and as npm counts
- * packages (its hidden lockfile). Measured on Node 20 / npm 11: MEASURED_MB MB and 125 packages, of
- * which PGlite is 27 MB, the openai SDK 20 MB, this package 13 MB (11 MB the bundled web app),
- * aimock (the demo model) 12 MB, zod 9 MB and AG-UI's protobuf schema with its own zod 3 7 MB.
- * Before: 137 MB (the openai SDK 7's 35 MB, every grammar of the code highlighter 12 MB, source
- * maps of sources not shipped 2 MB); with CopilotKit's runtime as a dependency, as it was once:
+ * packages (its hidden lockfile). Measured on Node 20 / npm 11: 109.2 MB and 125 packages, of
+ * which PGlite is 26 MB, the openai SDK 20 MB, this package 15 MB (13 MB the bundled web app),
+ * aimock (the demo model) 11 MB, zod 8 MB, and AG-UI's protobuf encoding 9 MB (its schema's own
+ * zod 3, 5 MB, and @bufbuild/protobuf). Before: 136.6 MB (the openai SDK 7's 35 MB, every grammar
+ * of the code highlighter 12 MB, source maps of sources not shipped 2 MB, KaTeX's fonts in woff
+ * and ttf 1 MB); with CopilotKit's runtime as a dependency, as it was once:
  * 417 MB and 392 packages. The bounds leave a little room and catch anything of that kind coming
  * back; a failure names the largest packages.
  */
