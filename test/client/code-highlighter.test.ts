@@ -10,6 +10,8 @@ import { markdownShims } from "../../client/markdown-shims.ts";
 import { bundledLanguages, createHighlighter } from "../../client/src/markdown/shiki-common-languages.ts";
 
 const THEMES = ["github-light", "github-dark"];
+/** Bound on loading one grammar and compiling its rules (C++'s takes seconds on a loaded machine). */
+const HIGHLIGHT_TIMEOUT_MS = 60_000;
 const engine = createJavaScriptRegexEngine({ forgiving: true });
 
 /** What streamdown does with a fence's language: highlight it if listed, else as plain text. */
@@ -40,13 +42,13 @@ describe("the app's code highlighter", () => {
   it.each(SAMPLES)("highlights a %s block in more than one colour", async (fence, code) => {
     const colours = new Set((await tokens(code, fence)).map((t) => t.htmlStyle?.color ?? t.color));
     expect(colours.size).toBeGreaterThan(1);
-  });
+  }, HIGHLIGHT_TIMEOUT_MS);
 
   it("shows a language outside the list as plain text, in one colour", async () => {
     expect(Object.hasOwn(bundledLanguages, "cobol")).toBe(false);
     const colours = new Set((await tokens("IDENTIFICATION DIVISION.", "cobol")).map((t) => t.htmlStyle?.color ?? t.color));
     expect(colours.size).toBe(1);
-  });
+  }, HIGHLIGHT_TIMEOUT_MS);
 
   it("knows each listed language by every alias shiki gives it", () => {
     const listed = bundledLanguagesInfo.filter((l) => Object.hasOwn(bundledLanguages, l.id));
@@ -56,7 +58,7 @@ describe("the app's code highlighter", () => {
 
   it("refuses a theme it does not carry, with shiki's own sentence", async () => {
     await expect(createHighlighter({ themes: ["dracula"], langs: ["ts"], engine })).rejects.toThrow(/dracula/);
-  });
+  }, HIGHLIGHT_TIMEOUT_MS);
 
   it("stands in for shiki only inside streamdown", () => {
     const plugin = markdownShims("/app/client");
