@@ -1,7 +1,8 @@
 /**
- * Vite plugin: three of streamdown's rehype plugins are replaced for the app (see each shim's
- * own comment): KaTeX moves from before the sanitizer to after it (in harden's slot) and is
- * loaded only when a message has math; `rehype-raw` shows HTML in a message as text. Only
+ * Vite plugin: three of streamdown's rehype plugins and its code highlighter are replaced for the
+ * app (see each shim's own comment): KaTeX moves from before the sanitizer to after it (in
+ * harden's slot) and is loaded only when a message has math; `rehype-raw` shows HTML in a message
+ * as text; shiki highlights a stated list of common languages instead of all of them. Only
  * streamdown's imports are redirected, so the shims' own imports reach the real packages.
  */
 import path from "node:path";
@@ -11,6 +12,7 @@ const SHIMS: Record<string, string> = {
   "rehype-katex": "src/markdown/rehype-katex-none.ts",
   "rehype-harden": "src/markdown/rehype-harden-then-katex.ts",
   "rehype-raw": "src/markdown/rehype-raw-as-text.ts",
+  shiki: "src/markdown/shiki-common-languages.ts",
 };
 
 export function markdownShims(clientRoot: string): Plugin {

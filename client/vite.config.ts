@@ -4,6 +4,7 @@
  */
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { katexWoff2Only } from "./katex-woff2-only.ts";
 import { markdownShims } from "./markdown-shims.ts";
 import { precompress } from "./precompress.ts";
 
@@ -11,7 +12,7 @@ const api = process.env.THREADLINE_API_URL ?? `http://127.0.0.1:${process.env.PO
 
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [react(), markdownShims(import.meta.dirname), precompress()],
+  plugins: [react(), markdownShims(import.meta.dirname), katexWoff2Only(), precompress()],
   build: {
     // Under the package's dist/, next to the compiled server, so `files: ["dist"]` ships it.
     outDir: "../dist/client",

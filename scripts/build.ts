@@ -1,6 +1,6 @@
 /**
  * `npm run build`: the package as it ships, in dist/.
- * - dist/server and dist/protocol: JavaScript, declarations and source maps from tsc
+ * - dist/server and dist/protocol: JavaScript and declarations from tsc
  *   (tsconfig.build.json), emptied first so a deleted source leaves no stale module behind;
  * - dist/client: the web app, rebuilt by Vite only when its sources changed (client/build.ts).
  * dist/client is not emptied here: browser tests in other workers may be serving it.

@@ -55,6 +55,10 @@ describeBrowser("the app's weight", () => {
     await katex;
     await waitForStatus(page, "WAITING", 40_000);
     await assistantMessages(page).first().locator(".katex").first().waitFor();
+    // Its fonts are there as woff2 alone (client/katex-woff2-only.ts), and the browser loads them.
+    const fonts = (await page.evaluate(`document.fonts.ready.then((set) => [...set].filter((f) => f.family.includes("KaTeX")).map((f) => f.status))`)) as string[];
+    expect(fonts).toContain("loaded");
+    expect(fonts).not.toContain("error");
     await screenshot(page, "43-math");
     await page.close();
   }, 60_000);
