@@ -6,7 +6,7 @@
  * requests; and the optional probes (connect, resume, capabilities) when agentPath is given.
  */
 import { randomUUID } from "node:crypto";
-import { DEFAULT_TIMEOUT_MS, send } from "./http.ts";
+import { DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES, send } from "./http.ts";
 import { openTarget, endpoints, type AgUiTarget } from "./target.ts";
 import {
   events,
@@ -43,6 +43,8 @@ export interface CheckOptions {
   headers?: Record<string, string>;
   /** Bound on each response, from request to its end (default 120 s). */
   timeoutMs?: number;
+  /** Bound on each response's size; a longer one is cut and fails `sse-response` (default 16 MiB). */
+  maxResponseBytes?: number;
 }
 
 /** Every rule, in the order the report lists them. */
@@ -93,8 +95,9 @@ async function gather(base: URL, opts: CheckOptions): Promise<CheckContext> {
   const ep = endpoints(base, opts);
   const headers = opts.headers ?? {};
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxResponseBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const post = (body: string) =>
-    send(ep.run, { headers: { ...headers, "Content-Type": "application/json", Accept: "text/event-stream" }, body, timeoutMs });
+    send(ep.run, { headers: { ...headers, "Content-Type": "application/json", Accept: "text/event-stream" }, body, timeoutMs, maxBytes: maxResponseBytes });
   const runs: KitRun[] = [];
   const run = async (scenario: KitRun["scenario"], input: KitInput) => {
     const r: KitRun = { scenario, input, exchange: await post(JSON.stringify(input)) };
@@ -127,5 +130,5 @@ async function gather(base: URL, opts: CheckOptions): Promise<CheckContext> {
 
   const badInput = [];
   for (const bad of BAD_INPUTS) badInput.push({ what: bad.what, exchange: await post(bad.body) });
-  return { runs, endpoints: ep, headers, timeoutMs, badInput };
+  return { runs, endpoints: ep, headers, timeoutMs, maxResponseBytes, badInput };
 }

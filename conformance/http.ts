@@ -5,7 +5,7 @@
  */
 import { eventFrames, splitBlocks, type EventFrame, type SseBlock } from "./sse-reader.ts";
 
-/** The clients buffer at most 10 MB of one unterminated frame; a whole run is bounded a little above. */
+/** The clients buffer at most 10 MB of one unterminated frame; a whole run is bounded a little above (the default). */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** A model's answer on a loaded machine can take a while; a stalled stream must not hang the kit. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -30,6 +30,7 @@ export interface SendOptions {
   body?: string;
   headers: Record<string, string>;
   timeoutMs: number;
+  maxBytes: number;
 }
 
 export async function send(url: URL, opts: SendOptions): Promise<Exchange> {
@@ -57,7 +58,7 @@ export async function send(url: URL, opts: SendOptions): Promise<Exchange> {
         if (done) break;
         chunks.push(value);
         size += value.byteLength;
-        if (size > MAX_RESPONSE_BYTES) {
+        if (size > opts.maxBytes) {
           ending = "too-large";
           await reader.cancel().catch(() => {});
           break;

@@ -13,9 +13,10 @@ export const sseResponse: RuleSpec = {
       if (x.status < 200 || x.status >= 300) return fail(`HTTP ${x.status}: ${x.text.slice(0, 300)}`, at);
       if (!/^text\/event-stream\s*(;|$)/i.test(x.contentType)) return fail(`Content-Type is "${x.contentType}", not text/event-stream`, at);
       if (x.ending === "timeout") return fail(`the response did not end within ${ctx.timeoutMs} ms`, { ...at, frame: x.blocks.at(-1)?.raw ?? "" });
-      if (x.ending === "too-large") return fail("the response grew past the kit's bound (16 MiB) without ending", at);
+      if (x.ending === "too-large") return fail(`the response grew past the kit's bound of ${ctx.maxResponseBytes} bytes without ending`, at);
     }
-    return pass(`${ctx.runs.length} runs, each 2xx text/event-stream, each ended`);
+    const largest = Math.max(...ctx.runs.map((r) => r.exchange.body.byteLength));
+    return pass(`${ctx.runs.length} runs, each 2xx text/event-stream, each ended; the largest ${largest} bytes`);
   },
 };
 

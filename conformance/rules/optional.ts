@@ -23,6 +23,7 @@ async function connect(ctx: CheckContext, threadId: string, cursor?: string): Pr
     headers: { ...ctx.headers, "Content-Type": "application/json", Accept: "text/event-stream", ...(cursor !== undefined && { "Last-Event-ID": cursor }) },
     body: JSON.stringify({ threadId }),
     timeoutMs: ctx.timeoutMs,
+    maxBytes: ctx.maxResponseBytes,
   });
 }
 
@@ -83,7 +84,7 @@ export const capabilitiesProbe: RuleSpec = {
   title: "Optional: GET <agentPath> describes the agent as JSON (capabilities).",
   async check(ctx) {
     if (!ctx.endpoints.agent) return unsupported("no agentPath given");
-    const x = await send(ctx.endpoints.agent, { method: "GET", headers: { ...ctx.headers, Accept: "application/json" }, timeoutMs: ctx.timeoutMs });
+    const x = await send(ctx.endpoints.agent, { method: "GET", headers: { ...ctx.headers, Accept: "application/json" }, timeoutMs: ctx.timeoutMs, maxBytes: ctx.maxResponseBytes });
     if (x.status < 200 || x.status >= 300) return unsupported(`GET ${ctx.endpoints.agent.pathname} answered ${x.status}`);
     let body: unknown;
     try {

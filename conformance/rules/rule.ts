@@ -10,6 +10,7 @@ export interface CheckContext {
   endpoints: Endpoints;
   headers: Record<string, string>;
   timeoutMs: number;
+  maxResponseBytes: number;
   /** The answers to the kit's malformed requests, by what was wrong with them. */
   badInput: Array<{ what: string; exchange: Exchange }>;
 }
