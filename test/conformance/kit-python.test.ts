@@ -6,7 +6,6 @@
  */
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAgUiServer, type ConformanceReport } from "../../conformance/index.ts";
 import { pythonMissing, startPythonAgent, type PythonAgent } from "./support/python-agent.ts";
