@@ -210,13 +210,14 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
   it("ships built JavaScript and declarations only: no sources, no .ts imports left in the output", () => {
     const pkg = path.join(scratch, "node_modules", "threadline");
     const manifest = JSON.parse(readFileSync(path.join(pkg, "package.json"), "utf8")) as { exports: Record<string, unknown> };
-    expect(Object.keys(manifest.exports)).toEqual([".", "./protocol", "./package.json"]);
+    expect(Object.keys(manifest.exports)).toEqual([".", "./protocol", "./conformance", "./package.json"]);
     const files = readdirSync(pkg, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
       .map((e) => path.relative(pkg, path.join(e.parentPath, e.name)));
     expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith(".d.ts"))).toEqual([]);
     expect(files).toContain("dist/server/index.js");
     expect(files).toContain("dist/protocol/index.d.ts");
+    expect(files).toContain("dist/conformance/cli.js");
     expect(files).toContain("dist/client/index.html");
     expect(files).toContain("LICENSE");
     const index = readFileSync(path.join(pkg, "dist", "server", "index.js"), "utf8");
@@ -241,6 +242,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     };
     visit(path.join(pkg, "dist", "server", "index.d.ts"));
     visit(path.join(pkg, "dist", "protocol", "index.d.ts"));
+    visit(path.join(pkg, "dist", "conformance", "index.d.ts"));
     expect(seen.size).toBeGreaterThan(10);
     expect([...missing]).toEqual([]);
   });
@@ -256,6 +258,15 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     const cjs = `console.log(JSON.stringify(Object.keys(require("threadline"))))`;
     const required = JSON.parse((await run(process.execPath, ["-e", cjs], { cwd: scratch })).stdout) as string[];
     expect(required).toEqual(expect.arrayContaining(names));
+  });
+
+  it("installs the conformance kit: threadline/conformance to import, threadline-conformance on the PATH of npx", async () => {
+    const esm = `const k = await import("threadline/conformance"); console.log(JSON.stringify(Object.keys(k)));`;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", esm], { cwd: scratch });
+    expect(JSON.parse(stdout)).toEqual(expect.arrayContaining(["checkAgUiServer", "formatReport", "CONFORMANCE_RULES"]));
+    const bin = path.join(scratch, "node_modules", ".bin", "threadline-conformance");
+    const help = await run(bin, ["--help"], { cwd: scratch });
+    expect(help.stdout).toMatch(/^Usage: threadline-conformance <url>/);
   });
 
   describe.each([
