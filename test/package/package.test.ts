@@ -315,6 +315,17 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
         expect(text, `@ag-ui/client ${v}`).toContain("Paris");
       }
     });
+
+    it("passes the installed conformance command, whose real-client rules need @ag-ui/client (not installed here)", async () => {
+      const { path: route } = curlRequest(theBlock(blocks, "ask").code);
+      const bin = path.join(scratch, "node_modules", ".bin", "threadline-conformance");
+      const agentPath = route.replace(/\/run$/, "");
+      const { stdout } = await run(bin, [app.url, "--agent-path", agentPath, "--json"], { cwd: scratch, maxBuffer: 16 * 1024 * 1024 });
+      const report = JSON.parse(stdout) as { failed: unknown[]; passed: { name: string }[]; unsupported: { name: string; detail: string }[] };
+      expect(report.failed).toEqual([]);
+      expect(report.passed.map((r) => r.name)).toEqual(expect.arrayContaining(["event-schema", "lifecycle", "ids", "multi-turn", "bad-input", "resume"]));
+      expect(report.unsupported.find((r) => r.name === "client-1.0")?.detail).toMatch(/@ag-ui\/client is not installed/);
+    });
   });
 
   describe("CopilotKit's runtime, an optional peer dependency", () => {
