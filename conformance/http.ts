@@ -69,7 +69,9 @@ export async function send(url: URL, opts: SendOptions): Promise<Exchange> {
     if (abort.signal.aborted) ending = "timeout";
     else {
       ending = "network-error";
-      error = (err as Error).cause instanceof Error ? `${(err as Error).message}: ${((err as Error).cause as Error).message}` : (err as Error).message;
+      // fetch says only "fetch failed"; the cause says what (ECONNREFUSED, a reset).
+      const { message, cause } = err as Error;
+      error = cause instanceof Error ? `${message}: ${cause.message}` : message;
     }
   } finally {
     clearTimeout(timer);

@@ -11,7 +11,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fail, pass, unsupported, type Verdict } from "../types.ts";
 import type { KitRun } from "../scenarios.ts";
-import type { RuleSpec } from "./rule.ts";
+import { streamed, type RuleSpec } from "./rule.ts";
 
 interface AgentLike {
   runAgent(params?: object, subscriber?: object): Promise<unknown>;
@@ -90,7 +90,8 @@ function clientRule(name: string, pkg: string, label: string): RuleSpec {
     async check(ctx): Promise<Verdict> {
       const client = await load(pkg);
       if (!client) return unsupported(`inconclusive: ${pkg} is not installed here (install it to run the real client; event-schema still checks shapes)`);
-      const runs = ctx.runs.filter((r) => r.exchange.status >= 200 && r.exchange.status < 300);
+      const runs = streamed(ctx);
+      if (runs.length === 0) return fail("no run answered with a stream to read");
       const replay = await replayServer(runs);
       const warnings: string[] = [];
       try {

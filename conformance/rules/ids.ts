@@ -12,7 +12,9 @@ export const ids: RuleSpec = {
   title:
     "threadId and runId echo the request; message and tool call ids are new to the conversation; TOOL_CALL_RESULT names a known tool call.",
   check(ctx) {
-    for (const run of streamed(ctx)) {
+    const runs = streamed(ctx);
+    if (runs.length === 0) return fail("no run answered with a stream to read");
+    for (const run of runs) {
       const known = new Set(run.input.messages.map((m) => m.id));
       const calls = new Set(run.input.messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
       const opened = new Set<string>();

@@ -68,6 +68,16 @@ describe("checkAgUiServer in process", () => {
     expect(report.unsupported.find((r) => r.name === "frontend-tool")?.detail).toMatch(/^inconclusive: the model did not call conformance_clock/);
   });
 
+  it("reports a server it cannot reach as failed, with the reason", async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const report = await checkAgUiServer(`http://127.0.0.1:${port}/agent`, { timeoutMs: 10_000 });
+    expect(report.failed.find((r) => r.name === "sse-response")?.detail).toMatch(/^the request failed: fetch failed: .*ECONNREFUSED/);
+    expect(report.passed).toEqual([]);
+  });
+
   it("cuts a response that never ends at timeoutMs", async () => {
     const report = await checkAgUiServer(expressAgent({ fault: "never-ends" }), { path: "/agent", timeoutMs: 300 });
     const rule = report.failed.find((r) => r.name === "sse-response");
