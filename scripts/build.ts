@@ -1,6 +1,6 @@
 /**
  * `npm run build`: the package as it ships, in dist/.
- * - dist/server and dist/protocol: JavaScript and declarations from tsc
+ * - dist/server, dist/protocol and dist/conformance: JavaScript and declarations from tsc
  *   (tsconfig.build.json), emptied first so a deleted source leaves no stale module behind;
  * - dist/client: the web app, rebuilt by Vite only when its sources changed (client/build.ts).
  * dist/client is not emptied here: browser tests in other workers may be serving it.
@@ -14,7 +14,7 @@ import { ensureClientBuilt } from "../client/build.ts";
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-for (const dir of ["server", "protocol"]) rmSync(path.join(ROOT, "dist", dir), { recursive: true, force: true });
+for (const dir of ["server", "protocol", "conformance"]) rmSync(path.join(ROOT, "dist", dir), { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 execFileSync(process.execPath, [tsc, "-p", path.join(ROOT, "tsconfig.build.json")], { stdio: "inherit" });
 await ensureClientBuilt({ quiet: true });

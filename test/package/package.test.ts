@@ -233,7 +233,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
   it("ships built JavaScript and declarations only: no sources, no .ts imports left in the output", () => {
     const pkg = path.join(scratch, "node_modules", "threadline");
     const manifest = JSON.parse(readFileSync(path.join(pkg, "package.json"), "utf8")) as { exports: Record<string, unknown> };
-    expect(Object.keys(manifest.exports)).toEqual([".", "./protocol", "./package.json"]);
+    expect(Object.keys(manifest.exports)).toEqual([".", "./protocol", "./conformance", "./package.json"]);
     const files = readdirSync(pkg, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
       .map((e) => path.relative(pkg, path.join(e.parentPath, e.name)));
@@ -242,6 +242,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
     expect(files).toContain("dist/server/index.js");
     expect(files).toContain("dist/protocol/index.d.ts");
+    expect(files).toContain("dist/conformance/cli.js");
     expect(files).toContain("dist/client/index.html");
     // The web app's code highlighter carries common languages only (client/src/markdown/shiki-common-languages.ts).
     expect(files.filter((f) => /^dist\/client\/assets\/typescript-[\w-]{8}\.js$/.test(f))).toHaveLength(1);
@@ -271,6 +272,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     };
     visit(path.join(pkg, "dist", "server", "index.d.ts"));
     visit(path.join(pkg, "dist", "protocol", "index.d.ts"));
+    visit(path.join(pkg, "dist", "conformance", "index.d.ts"));
     expect(seen.size).toBeGreaterThan(10);
     expect([...missing]).toEqual([]);
   });
@@ -286,6 +288,15 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     const cjs = `console.log(JSON.stringify(Object.keys(require("threadline"))))`;
     const required = JSON.parse((await run(process.execPath, ["-e", cjs], { cwd: scratch })).stdout) as string[];
     expect(required).toEqual(expect.arrayContaining(names));
+  });
+
+  it("installs the conformance kit: threadline/conformance to import, threadline-conformance on the PATH of npx", async () => {
+    const esm = `const k = await import("threadline/conformance"); console.log(JSON.stringify(Object.keys(k)));`;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", esm], { cwd: scratch });
+    expect(JSON.parse(stdout)).toEqual(expect.arrayContaining(["checkAgUiServer", "formatReport", "CONFORMANCE_RULES"]));
+    const bin = path.join(scratch, "node_modules", ".bin", "threadline-conformance");
+    const help = await run(bin, ["--help"], { cwd: scratch });
+    expect(help.stdout).toMatch(/^Usage: threadline-conformance <url>/);
   });
 
   describe.each([
@@ -333,6 +344,17 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
         const text = outcomes[v].messages.filter((m) => m.role === "assistant").at(-1)?.content;
         expect(text, `@ag-ui/client ${v}`).toContain("Paris");
       }
+    });
+
+    it("passes the installed conformance command, whose real-client rules need @ag-ui/client (not installed here)", async () => {
+      const { path: route } = curlRequest(theBlock(blocks, "ask").code);
+      const bin = path.join(scratch, "node_modules", ".bin", "threadline-conformance");
+      const agentPath = route.replace(/\/run$/, "");
+      const { stdout } = await run(bin, [app.url, "--agent-path", agentPath, "--json"], { cwd: scratch, maxBuffer: 16 * 1024 * 1024 });
+      const report = JSON.parse(stdout) as { failed: unknown[]; passed: { name: string }[]; unsupported: { name: string; detail: string }[] };
+      expect(report.failed).toEqual([]);
+      expect(report.passed.map((r) => r.name)).toEqual(expect.arrayContaining(["event-schema", "lifecycle", "ids", "multi-turn", "bad-input", "resume"]));
+      expect(report.unsupported.find((r) => r.name === "client-1.0")?.detail).toMatch(/@ag-ui\/client is not installed/);
     });
   });
 

@@ -1,0 +1,71 @@
+/**
+ * Threadline checks itself with the kit it ships: checkAgUiServer (library form) against an
+ * Express app of the test's own with Threadline's router() mounted at /ai, on every backend,
+ * with an aimock upstream scripted for the kit's prompts. No rule may fail; the rules only a
+ * server with connect, cursors and capabilities can pass are expected to pass here too.
+ */
+import type { Fixture } from "@copilotkit/aimock";
+import { LLMock } from "@copilotkit/aimock";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkAgUiServer, KIT_PROMPTS, KIT_TOOL, type ConformanceReport } from "../../conformance/index.ts";
+import { backends, startTestServer, type TestServer } from "../support/server.ts";
+
+const fixtures: Fixture[] = [
+  { match: { userMessage: KIT_PROMPTS.followUp }, response: { content: "Goodbye, and thank you for the chat." } },
+  { match: { userMessage: KIT_PROMPTS.chat }, response: { content: "Hello there, nice to meet you." } },
+  // First match wins: the turn carrying the tool result before the turn that asks for the call.
+  { match: { userMessage: KIT_PROMPTS.tool, hasToolResult: true }, response: { content: "The clock says it is 12:34." } },
+  { match: { userMessage: KIT_PROMPTS.tool }, response: { toolCalls: [{ name: KIT_TOOL.name, arguments: "{}" }] } },
+];
+
+/** Migrations on a fresh PGlite take seconds, more on a loaded machine. */
+const START_TIMEOUT_MS = 120_000;
+
+const names = (rules: ConformanceReport["passed"]) => rules.map((r) => r.name).sort();
+
+describe.each(backends())("the conformance kit against Threadline [%s]", (backend) => {
+  let mock: LLMock;
+  let server: TestServer;
+  beforeAll(async () => {
+    mock = new LLMock({ port: 0, host: "127.0.0.1", chunkSize: 6, logLevel: "silent" });
+    mock.addFixtures(fixtures);
+    const mockUrl = `${(await mock.start()).replace(/\/$/, "")}/v1`;
+    server = await startTestServer({ backend, llmUrl: mockUrl });
+  }, START_TIMEOUT_MS);
+  afterAll(async () => {
+    await server?.close();
+    await mock?.stop();
+  });
+
+  it("passes every rule through router() mounted in an app, the optional ones included", async () => {
+    const app = express();
+    app.use("/ai", server.threadline.router());
+    const report = await checkAgUiServer(app, { agentPath: "/ai/agents/default" });
+
+    expect(report.failed).toEqual([]);
+    expect(names(report.passed)).toEqual(
+      [
+        "sse-response",
+        "sse-framing",
+        "event-schema",
+        "client-1.0",
+        "client-0.0.59",
+        "lifecycle",
+        "ids",
+        "multi-turn",
+        "frontend-tool",
+        "state",
+        "bad-input",
+        "connect",
+        "resume",
+        "capabilities",
+      ].sort(),
+    );
+    // What no probe of the kit can decide against any server.
+    expect(names(report.unsupported)).toEqual(["cancel", "interrupts"]);
+    // The aimock upstream was asked for each of the kit's turns.
+    const asked = mock.getRequests().filter((e) => e.path.includes("/chat/completions")).length;
+    expect(asked).toBeGreaterThanOrEqual(4);
+  });
+});
