@@ -3,19 +3,17 @@
  * a port uvicorn picks (it prints the one it bound). Python, FastAPI and uvicorn come from the
  * machine (Debian's python3-fastapi, python3-uvicorn); without them the suite is skipped.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { pythonWithFastApi } from "../../support/python.ts";
 
 const APP_DIR = fileURLToPath(new URL("../../fixtures/conformance-servers", import.meta.url));
 /** Start-up on a loaded 2-core machine: the interpreter, FastAPI's imports, the bind. */
 const START_BOUND_MS = 60_000;
 
-/** Undefined when python3 can import fastapi and uvicorn; else why not. */
+/** Undefined when a python3 can import fastapi and uvicorn; else why not (support/python.ts). */
 export function pythonMissing(): string | undefined {
-  const probe = spawnSync("python3", ["-c", "import fastapi, uvicorn"], { encoding: "utf8" });
-  if (probe.error) return `python3 is not runnable (${probe.error.message})`;
-  if (probe.status !== 0) return `python3 cannot import fastapi and uvicorn: ${probe.stderr.trim().split("\n").at(-1)}`;
-  return undefined;
+  return pythonWithFastApi().missing;
 }
 
 export interface PythonAgent {
@@ -25,7 +23,9 @@ export interface PythonAgent {
 }
 
 export async function startPythonAgent(): Promise<PythonAgent> {
-  const child: ChildProcess = spawn("python3", ["-m", "uvicorn", "agent:app", "--app-dir", APP_DIR, "--host", "127.0.0.1", "--port", "0"], {
+  const { python, missing } = pythonWithFastApi();
+  if (!python) throw new Error(missing);
+  const child: ChildProcess = spawn(python, ["-m", "uvicorn", "agent:app", "--app-dir", APP_DIR, "--host", "127.0.0.1", "--port", "0"], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   let log = "";
