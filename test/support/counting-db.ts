@@ -35,9 +35,9 @@ export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): 
     if (isTimed(text)) counts.timed++;
   };
   const wrap = <Q extends Queryable>(q: Q): Q["query"] =>
-    ((text: string, params?: readonly unknown[]) => {
+    ((text: string, params?: readonly unknown[], name?: string) => {
       note(text);
-      return q.query(text, params);
+      return q.query(text, params, name);
     }) as Q["query"];
   return {
     counts,

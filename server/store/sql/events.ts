@@ -113,6 +113,7 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
        where k.seq < excluded.seq
      )
      select thread_id, base, now() as at from bumped`,
+    name: "append_batch",
     params: [
       t.ids, t.counts, t.statuses, t.touchActive, t.activeRunIds,
       e.threadIds, e.offsets, e.runIds, e.types, e.data,
@@ -185,6 +186,7 @@ export async function readEvents(
      order by seq
      limit $3::int`,
     [threadId, after, limit],
+    "read_events",
   );
   return rows.map(eventFromRow);
 }

@@ -58,6 +58,7 @@ export async function heartbeatLeases(
      where t.thread_id = l.thread_id
      returning t.thread_id`,
     [leaseOwner, threadIds, ttlMs],
+    "heartbeat",
   );
   return rows.map((r) => r.thread_id);
 }
@@ -78,10 +79,20 @@ export async function releaseLease(db: Queryable, s: string, threadId: string, l
  */
 export async function releaseAllLeases(db: Queryable, s: string, leaseOwner: string): Promise<string[]> {
   const { rows } = await db.query<{ thread_id: string }>(
-    `update ${s}.threads
+    // In thread_id order, as heartbeatLeases and for the same reason: the writer may still be
+    // flushing the last events of the runs that were stopped.
+    `with locked as (
+       select thread_id
+       from ${s}.threads
+       where lease_owner = $1::text
+       order by thread_id
+       for update
+     )
+     update ${s}.threads t
      set lease_owner = null, lease_expires_at = null
-     where lease_owner = $1::text
-     returning thread_id`,
+     from locked l
+     where t.thread_id = l.thread_id
+     returning t.thread_id`,
     [leaseOwner],
   );
   return rows.map((r) => r.thread_id);
