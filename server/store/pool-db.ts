@@ -50,11 +50,11 @@ async function withNames<T>(names: PreparedNames, send: (named: boolean) => Prom
 async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[], begin: string, names: PreparedNames, named: boolean, onWait: OnWait | undefined): Promise<Row[][]> {
   // BEGIN and the bounds are one simple-protocol script: nothing to plan, one message.
   return withClient(pool, onWait, async (client, markBroken) => {
-    const sent = [
+    const sent = corked(client, () => [
       client.query(begin),
       ...statements.map((st) => client.query(names.query(st.text, st.params, st.name, named))),
       client.query("commit"),
-    ];
+    ]);
     const settled = await Promise.allSettled(sent);
     const first = settled.findIndex((r) => r.status === "rejected");
     if (first === -1) {
@@ -98,7 +98,7 @@ async function boundedStatement<R>(
   query: pg.QueryConfig,
 ): Promise<QueryResult<R>> {
   return withClient(pool, onWait, async (client, markBroken) => {
-    const settled = await Promise.allSettled([client.query(begin), client.query(query), client.query("commit")]);
+    const settled = await Promise.allSettled(corked(client, () => [client.query(begin), client.query(query), client.query("commit")]));
     const failed = settled.find((r) => r.status === "rejected");
     if (failed) {
       const err = failed.reason as unknown;
@@ -108,6 +108,24 @@ async function boundedStatement<R>(
     const result = (settled[1] as PromiseFulfilledResult<pg.QueryResult>).value;
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   });
+}
+
+/**
+ * Sends what `send` queries in one socket write: a pipelined client writes each query as it is
+ * given (its extended-protocol messages corked per query), so a flush of BEGIN, two statements
+ * and COMMIT was four writes, each a syscall with its own small packet. Corked around all of
+ * them, they leave together when `send` returns. The stream is pg's connection's own (not in its
+ * typings); without one (a client that has none), the queries go as before.
+ */
+function corked<T>(client: pg.PoolClient, send: () => T): T {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+  if (!stream?.cork || !stream.uncork) return send();
+  stream.cork();
+  try {
+    return send();
+  } finally {
+    stream.uncork();
+  }
 }
 
 /** Told how long each borrow waited for a connection of `pool` (metrics). */

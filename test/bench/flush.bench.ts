@@ -22,7 +22,7 @@ import type { WorkflowEvent } from "../../protocol/events.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
 import type { EventStore } from "../../server/store/types.ts";
 
-const ROUNDS = 6;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const TOKENS = 400;
 
 interface Row {
