@@ -40,7 +40,7 @@ const rethrowClassified = (err: unknown): never => {
 export function guardDb(db: Db): Db {
   return {
     kind: db.kind,
-    query: <R>(text: string, params?: readonly unknown[]) => db.query<R>(text, params).catch(rethrowClassified),
+    query: <R>(text: string, params?: readonly unknown[], name?: string) => db.query<R>(text, params, name).catch(rethrowClassified),
     transaction: <T>(fn: (tx: Tx) => Promise<T>) => db.transaction(fn).catch(rethrowClassified),
     batch: (statements) => db.batch(statements).catch(rethrowClassified),
     close: () => db.close(),

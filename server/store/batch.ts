@@ -11,7 +11,7 @@
  * naming both. The first move of each thread in a batch starts from the row's status, which only
  * the database knows; for cancels the SQL guard checks it there (sql/lifecycle.ts).
  */
-import { runIdOf, type WorkflowEvent } from "../../protocol/events.ts";
+import { isStreamEvent, runIdOf, type WorkflowEvent } from "../../protocol/events.ts";
 import {
   activeRunAfter,
   assertLegalSequence,
@@ -60,6 +60,13 @@ export interface BatchPlan {
     admitSeqs: (number | null)[];
     /** The checkpoint the batch writes for the thread (JSON), as of its last event, or null. */
     checkpoints: (string | null)[];
+    /**
+     * Whether the batch is activity the thread list orders by (updated_at): any event but a
+     * stream-level one (protocol/events.ts STREAM_EVENT_TYPES). A flush of tokens alone leaves
+     * updated_at, and with it every indexed column, as it was: Postgres then rewrites the row
+     * in place (a heap-only update), with no new index entries and no dead ones to vacuum.
+     */
+    touched: boolean[];
   };
   /** one entry per event, in queue order; seq = the thread's base + offset */
   events: {
@@ -87,6 +94,7 @@ interface ThreadAcc extends Walk {
   leaseOwner: string | null;
   admit: RunAdmission | null;
   checkpoint: string | null;
+  touched: boolean;
 }
 
 interface RunAcc {
@@ -112,7 +120,7 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
   for (const { threadId, events: list, leaseOwner, admit, checkpoint } of appends) {
     let t = threads.get(threadId);
     if (!t) {
-      t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false, leaseOwner: null, admit: null, checkpoint: null };
+      t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false, leaseOwner: null, admit: null, checkpoint: null, touched: false };
       threads.set(threadId, t);
     }
     // A later append of the thread in this batch moves the log past the checkpoint: it is
@@ -136,6 +144,7 @@ function planEvent(threadId: string, t: ThreadAcc, runs: Map<string, RunAcc>, ev
   events.runIds.push(runId);
   events.types.push(e.type);
   events.data.push(JSON.stringify(e.data));
+  if (!t.touched && !isStreamEvent(e)) t.touched = true;
 
   const { ignored } = step(t, e, threadId);
   const active = ignored ? undefined : activeRunAfter(e);
@@ -170,6 +179,7 @@ function threadColumns(threads: ReadonlyMap<string, ThreadAcc>): BatchPlan["thre
     admitTtls: accs.map((t) => t.admit?.ttlMs ?? null),
     admitSeqs: accs.map((t) => t.admit?.expectedLastSeq ?? null),
     checkpoints: accs.map((t) => t.checkpoint),
+    touched: accs.map((t) => t.touched),
   };
 }
 

@@ -9,8 +9,6 @@
  * re-applies to the server connection our next statement lands on; `ALTER ROLE ... SET`, a
  * change to the operator's database that this process has no business making.
  */
-import type { Statement } from "./db.ts";
-
 /** The bounds of one kind of connection, in milliseconds. */
 export interface TxBounds {
   statementMs: number;
@@ -49,18 +47,6 @@ export function sessionBoundsScript(b: TxBounds): string {
   return boundSettings(b)
     .map(([name, ms]) => `set ${name} = ${checkedMs(name, ms)}`)
     .join("; ");
-}
-
-/**
- * The bounds as one statement with parameters (`set_config(..., true)` is SET LOCAL), for a
- * pipelined connection, where it travels with BEGIN and the statements in the same round trip.
- */
-export function boundsStatement(b: TxBounds): Statement {
-  const settings = boundSettings(b);
-  return {
-    text: `select ${settings.map((_, i) => `set_config($${2 * i + 1}::text, $${2 * i + 2}::text, true)`).join(", ")}`,
-    params: settings.flatMap(([name, ms]) => [name, String(checkedMs(name, ms))]),
-  };
 }
 
 /** What the server applies, as it reports it: read inside a bounded transaction at start. */

@@ -10,13 +10,20 @@ export interface QueryResult<R> {
 }
 
 export interface Queryable {
-  query<R = Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  /** `name`: a hot statement's (Statement.name) */
+  query<R = Row>(text: string, params?: readonly unknown[], name?: string): Promise<QueryResult<R>>;
 }
 
 /** One statement with its parameters, for Db.batch. */
 export interface Statement {
   text: string;
   params: readonly unknown[];
+  /**
+   * Given to the statements of the hot path (a flush, the heartbeat, a follower's read): where
+   * the connection keeps prepared statements (pool-db.ts), it is then parsed and planned once per
+   * connection and only bound and executed after. Elsewhere it is ignored.
+   */
+  name?: string;
 }
 
 /** A connection inside a transaction; `exec` runs a multi-statement script (migrations). */

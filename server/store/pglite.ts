@@ -90,6 +90,11 @@ export function pgliteLongMigrations(open: () => Promise<PGlite>, db: Db): LongM
   };
 }
 
+/**
+ * Statement names (Statement.name) are not used here: PGlite's query() takes none, and sending
+ * the protocol's Parse/Bind messages ourselves (execProtocol) to name them would reimplement its
+ * parameter serialisation for a parse that costs no round trip in process.
+ */
 function queryable(target: () => Promise<PGlite | Transaction>) {
   return {
     async query<R = Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {

@@ -6,7 +6,8 @@
 import type pg from "pg";
 import type { Db, QueryResult, Row, Statement, Tx } from "./db.ts";
 import { CommitOutcomeUnknownError, coerceError } from "./errors.ts";
-import { beginBoundedScript, boundsStatement, type TxBounds } from "./bounds.ts";
+import { beginBoundedScript, type TxBounds } from "./bounds.ts";
+import { type PreparedNames, UNNAMED } from "./prepared.ts";
 import { isQueryTimeout, sqlStateOf } from "./retry.ts";
 
 /** `onError` sees every failed statement before its caller does. */
@@ -25,6 +26,20 @@ function clientQueryable(client: pg.Pool | pg.PoolClient, onError?: (err: unknow
 }
 
 /**
+ * `send` with statement names on when they are (prepared.ts), and once more without them when
+ * the server refused one: that refusal came before COMMIT, so nothing of the first attempt ran.
+ */
+async function withNames<T>(names: PreparedNames, send: (named: boolean) => Promise<T>): Promise<T> {
+  const named = names.on();
+  try {
+    return await send(named);
+  } catch (err) {
+    if (!names.refused(err, named)) throw err;
+    return send(false);
+  }
+}
+
+/**
  * BEGIN, the statements and COMMIT on a pipelined connection: all sent before any answer is
  * read, and answered in order. The first statement the server answers with an error decides:
  * before COMMIT, the transaction never committed (a refusal aborts it, so that COMMIT answers
@@ -32,21 +47,20 @@ function clientQueryable(client: pg.Pool | pg.PoolClient, onError?: (err: unknow
  * may be retried. A connection that broke without the server's word, or a COMMIT whose answer
  * was a broken session, leaves the outcome unknown.
  */
-async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[], bounds: Statement | undefined, onWait: OnWait | undefined): Promise<Row[][]> {
-  const lead = bounds ? 2 : 1;
+async function pipelinedBatch(pool: pg.Pool, statements: readonly Statement[], begin: string, names: PreparedNames, named: boolean, onWait: OnWait | undefined): Promise<Row[][]> {
+  // BEGIN and the bounds are one simple-protocol script: nothing to plan, one message.
   return withClient(pool, onWait, async (client, markBroken) => {
-    const sent = [
-      client.query("begin"),
-      ...(bounds ? [client.query(bounds.text, bounds.params as unknown[])] : []),
-      ...statements.map((st) => client.query(st.text, st.params as unknown[])),
+    const sent = corked(client, () => [
+      client.query(begin),
+      ...statements.map((st) => client.query(names.query(st.text, st.params, st.name, named))),
       client.query("commit"),
-    ];
+    ]);
     const settled = await Promise.allSettled(sent);
     const first = settled.findIndex((r) => r.status === "rejected");
     if (first === -1) {
       const commit = (settled.at(-1) as PromiseFulfilledResult<pg.QueryResult>).value;
       if (commit.command !== "COMMIT") throw new Error(`COMMIT answered ${commit.command}`);
-      return settled.slice(lead, -1).map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value.rows as Row[]);
+      return settled.slice(1, -1).map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value.rows as Row[]);
     }
     const err = (settled[first] as PromiseRejectedResult).reason as unknown;
     // The socket refused our bytes (it was reset before them): the COMMIT, written after them on
@@ -77,23 +91,41 @@ function sessionLostBy(err: unknown): boolean {
  * first error the server sends is the statement's answer (a failed statement makes COMMIT answer
  * ROLLBACK); a connection that broke is not given back to the pool.
  */
-async function boundedStatement<R>(pool: pg.Pool, bounds: Statement, onWait: OnWait | undefined, text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+async function boundedStatement<R>(
+  pool: pg.Pool,
+  begin: string,
+  onWait: OnWait | undefined,
+  query: pg.QueryConfig,
+): Promise<QueryResult<R>> {
   return withClient(pool, onWait, async (client, markBroken) => {
-    const settled = await Promise.allSettled([
-      client.query("begin"),
-      client.query(bounds.text, bounds.params as unknown[]),
-      client.query(text, params as unknown[] | undefined),
-      client.query("commit"),
-    ]);
+    const settled = await Promise.allSettled(corked(client, () => [client.query(begin), client.query(query), client.query("commit")]));
     const failed = settled.find((r) => r.status === "rejected");
     if (failed) {
       const err = failed.reason as unknown;
       if (sessionLostBy(err)) markBroken(coerceError(err));
       throw err;
     }
-    const result = (settled[2] as PromiseFulfilledResult<pg.QueryResult>).value;
+    const result = (settled[1] as PromiseFulfilledResult<pg.QueryResult>).value;
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   });
+}
+
+/**
+ * Sends what `send` queries in one socket write: a pipelined client writes each query as it is
+ * given (its extended-protocol messages corked per query), so a flush of BEGIN, two statements
+ * and COMMIT was four writes, each a syscall with its own small packet. Corked around all of
+ * them, they leave together when `send` returns. The stream is pg's connection's own (not in its
+ * typings); without one (a client that has none), the queries go as before.
+ */
+function corked<T>(client: pg.PoolClient, send: () => T): T {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+  if (!stream?.cork || !stream.uncork) return send();
+  stream.cork();
+  try {
+    return send();
+  } finally {
+    stream.uncork();
+  }
 }
 
 /** Told how long each borrow waited for a connection of `pool` (metrics). */
@@ -133,12 +165,13 @@ async function withClient<T>(pool: pg.Pool, onWait: OnWait | undefined, use: (cl
  * `onWait` hears how long each borrowed connection took to come (a single statement on a pool
  * without bounds goes through pool.query, which borrows out of sight).
  */
-export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool, bounds?: TxBounds, onWait?: OnWait): Db {
+export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool, bounds?: TxBounds, onWait?: OnWait, names: PreparedNames = UNNAMED): Db {
   const beginScript = bounds ? beginBoundedScript(bounds) : "begin";
-  const boundsSt = bounds ? boundsStatement(bounds) : undefined;
   return {
     kind: "postgres",
-    query: boundsSt ? (text, params) => boundedStatement(pool, boundsSt, onWait, text, params) : clientQueryable(pool).query,
+    query: bounds
+      ? (text, params, name) => withNames(names, (named) => boundedStatement(pool, beginScript, onWait, names.query(text, params, name, named)))
+      : clientQueryable(pool).query,
 
     async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
       const client = await borrow(pool, onWait);
@@ -191,7 +224,7 @@ export function poolDb(pool: pg.Pool, writerPool: pg.Pool = pool, bounds?: TxBou
       }
     },
 
-    batch: (statements) => pipelinedBatch(writerPool, statements, boundsSt, onWait),
+    batch: (statements) => withNames(names, (named) => pipelinedBatch(writerPool, statements, beginScript, names, named, onWait)),
 
     async close() {
       await Promise.all([pool.end(), writerPool === pool ? undefined : writerPool.end()]);

@@ -21,6 +21,7 @@ import { connectionConfig, DEFAULT_DB_TIMEOUTS, txBounds, type DbTimeouts } from
 import { pgLongMigrations, poolLongMigrations } from "./pg-long-migrations.ts";
 import type { PoolModeSetting } from "./pool-mode.ts";
 import { type OnWait, poolDb } from "./pool-db.ts";
+import { preparedNames } from "./prepared.ts";
 import { sessionPlanner, type SessionPlan, type SessionPlanner } from "./session-plan.ts";
 import { schemaNames, type SchemaNames } from "./schema.ts";
 import { createEventStore, type CommonStoreOptions, type DoorbellHandlers } from "./store.ts";
@@ -77,8 +78,9 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   } as pg.PoolConfig);
   // The writer's own connection, pipelined: a flush is BEGIN, its statements and COMMIT sent at
   // once and answered in one round trip, and never waits for a pool slot behind readers. One
-  // transaction, so a transaction-mode pooler keeps it on one server connection; its statements
-  // are unnamed (pg's default), which PgBouncer before 1.21 requires.
+  // transaction, so a transaction-mode pooler keeps it on one server connection; its hot
+  // statements are named only where the plan finds a session (prepared.ts): PgBouncer before
+  // 1.21 in transaction mode loses names between transactions.
   const writerPool = new pg.Pool({
     ...connectionConfig(opts.connectionString, `${appName}:writer`, timeouts),
     max: 1,
@@ -90,10 +92,13 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   writerPool.on("error", (err) => onError(err));
   const names = new Map<pg.Pool, PoolName>([[pool, "main"], [leasePool, "lease"], [writerPool, "writer"]]);
   const onWait = waitReporter(opts, (p) => names.get(p) ?? "main");
-  const db = poolDb(pool, writerPool, mainBounds, onWait);
-  const leaseDb = poolDb(leasePool, leasePool, leaseBounds, onWait);
   const listenName = `${appName}:listen:${schema.name}`;
   const sessions = sessionPlanner(opts, timeouts, `${listenName}:probe`);
+  // One set of statement names for the three pools: they share the URL, so the session plan
+  // that decides whether names survive is theirs too.
+  const prepared = preparedNames(keepsPrepared(sessions));
+  const db = poolDb(pool, writerPool, mainBounds, onWait, prepared);
+  const leaseDb = poolDb(leasePool, leasePool, leaseBounds, onWait, prepared);
   return postgresStore(opts, schema, {
     db,
     leaseDb,
@@ -127,6 +132,29 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
       };
     },
   });
+}
+
+/**
+ * Whether the connections keep named prepared statements: on a session (a direct server, a
+ * session-mode pooler), as the session plan finds; unknown until it has (asked for here at the
+ * first hot statement, if start-up has not asked already).
+ */
+function keepsPrepared(sessions: SessionPlanner): () => boolean | undefined {
+  let keeps: boolean | undefined;
+  let asked = false;
+  return () => {
+    if (!asked) {
+      asked = true;
+      // A plan that never comes (the store closed first) leaves the statements unnamed.
+      sessions.get().then(
+        (plan) => {
+          keeps = plan.poolMode === "session";
+        },
+        () => {},
+      );
+    }
+    return keeps;
+  };
 }
 
 function statsOf(pool: pg.Pool, name: PoolName): PoolStats {

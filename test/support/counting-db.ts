@@ -21,7 +21,7 @@ export interface StatementCounts {
 /** A read of the event log. */
 export const isLogRead = (text: string): boolean => /^\s*select[\s\S]*from\s+\S+\.workflow_events/i.test(text);
 /** A lease heartbeat or a recovery sweep: they come with time, not with runs. */
-export const isTimed = (text: string): boolean => /^\s*update\s+\S+\.threads\s+set\s+lease_expires_at|for update skip locked/i.test(text);
+export const isTimed = (text: string): boolean => /update\s+\S+\.threads(\s+t)?\s+set\s+lease_expires_at|for update skip locked/i.test(text);
 
 export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): void } {
   const counts: StatementCounts = { total: 0, roundTrips: 0, logReads: 0, timed: 0, transactions: 0, trips: [] };
@@ -35,9 +35,9 @@ export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): 
     if (isTimed(text)) counts.timed++;
   };
   const wrap = <Q extends Queryable>(q: Q): Q["query"] =>
-    ((text: string, params?: readonly unknown[]) => {
+    ((text: string, params?: readonly unknown[], name?: string) => {
       note(text);
-      return q.query(text, params);
+      return q.query(text, params, name);
     }) as Q["query"];
   return {
     counts,

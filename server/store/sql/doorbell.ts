@@ -34,5 +34,5 @@ export function decodeDoorbell(payload: string): DoorbellPayload {
 
 /** The NOTIFY, as a statement of the flush transaction (Db.batch): delivered at its commit. */
 export function ringDoorbell(channel: string, payload: string): Statement {
-  return { text: `select pg_notify($1::text, $2::text)`, params: [channel, payload] };
+  return { text: `select pg_notify($1::text, $2::text)`, params: [channel, payload], name: "doorbell" };
 }

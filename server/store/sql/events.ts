@@ -61,12 +61,16 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
            lease_expires_at = case when ${settles} then null
                                    when c.admit_lease_owner is not null then now() + c.admit_ttl * interval '1 millisecond'
                                    else t.lease_expires_at end,
-           updated_at = now()
+           -- Only activity the list orders by moves it (BatchPlan.touched): a flush of tokens
+           -- changes no indexed column, so the row is rewritten in place (HOT). Rejected: a
+           -- separate listed_at column with the indexes moved onto it, which instances of the
+           -- release before (rolling upgrade) would never set.
+           updated_at = case when c.touched then now() else t.updated_at end
        from locked l
        join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[], $15::boolean[], $16::text[],
-                   $17::text[], $18::text[], $19::float8[], $20::bigint[], $21::text[])
+                   $17::text[], $18::text[], $19::float8[], $20::bigint[], $21::text[], $23::boolean[])
          as c(thread_id, n, status, touch_active, active_run_id, cancel_guard, lease_owner,
-              admit_agent, admit_lease_owner, admit_ttl, admit_seq, admit_tenant) using (thread_id)
+              admit_agent, admit_lease_owner, admit_ttl, admit_seq, admit_tenant, touched) using (thread_id)
        where t.thread_id = l.thread_id
          -- The fence: a run's events commit only while its executor is still the lease owner.
          -- An instance that froze past its lease and woke after a takeover writes nothing. An
@@ -109,13 +113,14 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
        where k.seq < excluded.seq
      )
      select thread_id, base, now() as at from bumped`,
+    name: "append_batch",
     params: [
       t.ids, t.counts, t.statuses, t.touchActive, t.activeRunIds,
       e.threadIds, e.offsets, e.runIds, e.types, e.data,
       r.ids, r.threadIds, r.statuses, r.inputs,
       t.cancelGuards, t.leaseOwners,
       t.admitAgents, t.admitLeaseOwners, t.admitTtls, t.admitSeqs, t.admitTenants,
-      t.checkpoints,
+      t.checkpoints, t.touched,
     ],
   };
 }
@@ -181,6 +186,7 @@ export async function readEvents(
      order by seq
      limit $3::int`,
     [threadId, after, limit],
+    "read_events",
   );
   return rows.map(eventFromRow);
 }

@@ -27,7 +27,16 @@ export async function acquireLease(db: Queryable, s: string, threadId: string, l
   return rowCount === 1;
 }
 
-/** Extends the leases `leaseOwner` still holds among these threads; returns their ids. */
+/**
+ * Extends the leases `leaseOwner` still holds among these threads; returns their ids.
+ *
+ * The rows are locked first, in thread_id order, as the writer's batch locks them
+ * (sql/events.ts appendBatch): the heartbeat beats the very threads whose tokens the writer is
+ * committing, and a plain `update ... where thread_id = any(...)` locks them in the order its
+ * scan meets them, so that each could hold a row the other waits for (a deadlock, or a heartbeat
+ * stuck until its lock timeout while every one of those streams waited). The owner is checked
+ * again on the locked row (its newest version), so a lease taken over meanwhile is not renewed.
+ */
 export async function heartbeatLeases(
   db: Queryable,
   s: string,
@@ -36,11 +45,20 @@ export async function heartbeatLeases(
   ttlMs: number,
 ): Promise<string[]> {
   const { rows } = await db.query<{ thread_id: string }>(
-    `update ${s}.threads
+    `with locked as (
+       select thread_id
+       from ${s}.threads
+       where thread_id = any($2::text[]) and lease_owner = $1::text
+       order by thread_id
+       for update
+     )
+     update ${s}.threads t
      set lease_expires_at = now() + $3::float8 * interval '1 millisecond'
-     where thread_id = any($2::text[]) and lease_owner = $1::text
-     returning thread_id`,
+     from locked l
+     where t.thread_id = l.thread_id
+     returning t.thread_id`,
     [leaseOwner, threadIds, ttlMs],
+    "heartbeat",
   );
   return rows.map((r) => r.thread_id);
 }
@@ -61,10 +79,20 @@ export async function releaseLease(db: Queryable, s: string, threadId: string, l
  */
 export async function releaseAllLeases(db: Queryable, s: string, leaseOwner: string): Promise<string[]> {
   const { rows } = await db.query<{ thread_id: string }>(
-    `update ${s}.threads
+    // In thread_id order, as heartbeatLeases and for the same reason: the writer may still be
+    // flushing the last events of the runs that were stopped.
+    `with locked as (
+       select thread_id
+       from ${s}.threads
+       where lease_owner = $1::text
+       order by thread_id
+       for update
+     )
+     update ${s}.threads t
      set lease_owner = null, lease_expires_at = null
-     where lease_owner = $1::text
-     returning thread_id`,
+     from locked l
+     where t.thread_id = l.thread_id
+     returning t.thread_id`,
     [leaseOwner],
   );
   return rows.map((r) => r.thread_id);
