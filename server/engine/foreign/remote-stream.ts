@@ -18,6 +18,9 @@ import type { RemoteEndpoint } from "../../agents/remote-endpoint.ts";
 import { REMOTE_EVENT_MAX_BYTES } from "../../agents/remote-endpoint.ts";
 import { RunFailure } from "../errors.ts";
 
+/** What a line holds besides its data ("data: ", a CR): the unfinished line may exceed the bound by this. */
+const LINE_SLACK_BYTES = 16;
+
 /** How much of an error response's body the RUN_ERROR quotes. */
 const ERROR_BODY_QUOTE_CHARS = 300;
 
@@ -127,7 +130,8 @@ export class SseEvents {
       if (this.#bytes > REMOTE_EVENT_MAX_BYTES) throw tooLarge();
       this.#data.push(value);
     }
-    if (Buffer.byteLength(this.#buffer) > REMOTE_EVENT_MAX_BYTES) throw tooLarge();
+    // The line still arriving: its field name and line end may take it past the bound by a little.
+    if (Buffer.byteLength(this.#buffer) > REMOTE_EVENT_MAX_BYTES + LINE_SLACK_BYTES) throw tooLarge();
     return out;
   }
 }
