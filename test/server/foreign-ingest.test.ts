@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Message } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentCapabilities } from "../../server/agents/capabilities.ts";
 import { AgentDefinitionError } from "../../server/agents/define.ts";
 import { REMOTE_EVENT_MAX_BYTES } from "../../server/agents/remote-endpoint.ts";
 import { remoteAgent } from "../../server/agents/remote-agent.ts";
@@ -187,6 +188,13 @@ describe("remoteAgent definition", () => {
   ])("refuses %j", (input, reason) => {
     expect(() => remoteAgent({ id: "r", ...input })).toThrow(AgentDefinitionError);
     expect(() => remoteAgent({ id: "r", ...input })).toThrow(reason);
+  });
+
+  it("declares itself remote, with the remote's deltas and interrupts", () => {
+    const caps = agentCapabilities(remoteAgent({ id: "r", url: "https://agents.example/run" }), null);
+    expect(caps.identity).toMatchObject({ name: "r", type: "remote" });
+    expect(caps.state?.deltas).toBe(true);
+    expect(caps.humanInTheLoop).toMatchObject({ interrupts: true, approvals: false });
   });
 
   it("is an agent whose runs recovery fails rather than re-sends", () => {
