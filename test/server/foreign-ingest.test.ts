@@ -122,6 +122,26 @@ describe.each(backends())("foreign stream ingestion on %s", (backend) => {
     expect(messages[4]).toMatchObject({ role: "tool", toolCallId: `c1-${suffix}` });
   });
 
+  it("a call to one of the client's tools left without a result leaves the thread waiting for the client's result", async () => {
+    script = {
+      writes: [
+        crlf([
+          { type: "RUN_STARTED", threadId: "t", runId: "r" },
+          { type: "TOOL_CALL_START", toolCallId: "ask-1", toolCallName: "confirm", parentMessageId: "p" },
+          { type: "TOOL_CALL_ARGS", toolCallId: "ask-1", delta: "{}" },
+          { type: "TOOL_CALL_END", toolCallId: "ask-1" },
+          { type: "RUN_FINISHED", threadId: "t", runId: "r" },
+        ]),
+      ],
+    };
+    const tools = [{ name: "confirm", description: "Asks the user to confirm.", parameters: { type: "object", properties: {} } }];
+    const frames = await (await postSse(`${server.url}/api/agents/scripted/run`, { threadId: "frontend", runId: "r1", messages: [user("u1", "hi")], state: {}, tools, context: [] })).done;
+    expect(terminals(frames).map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
+    const suspended = (await server.store.read("frontend")).find((e) => e.type === "workflow.suspended");
+    expect(suspended?.data).toMatchObject({ reason: "frontend_tool", pendingToolCallIds: ["ask-1"] });
+    expect((await thread("frontend")).messages.at(-1)).toEqual({ id: "p", role: "assistant", toolCalls: [{ id: "ask-1", type: "function", function: { name: "confirm", arguments: "{}" } }] });
+  });
+
   it.each([
     ["a STATE_DELTA that does not apply", [{ type: "STATE_DELTA", delta: [{ op: "remove", path: "/nope" }] }], /STATE_DELTA that does not apply/],
     ["arguments of a call never started", [{ type: "TOOL_CALL_ARGS", toolCallId: "ghost", delta: "{}" }], /TOOL_CALL_ARGS for tool call "ghost"/],

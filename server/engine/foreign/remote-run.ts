@@ -8,7 +8,7 @@ import type { Interrupt, Message, ResumeEntry, RunAgentInput } from "@ag-ui/core
 import type { RemoteEndpoint } from "../../agents/remote-endpoint.ts";
 import { RunAborted, RunFailure } from "../errors.ts";
 import type { RunContext } from "../run-context.ts";
-import type { RunOutcome } from "../run-loop.ts";
+import { type RunOutcome, unresolvedToolCalls } from "../run-loop.ts";
 import { ingestForeignRun, REMOTE_CODES } from "./ingest.ts";
 import { remoteEvents } from "./remote-stream.ts";
 
@@ -20,6 +20,10 @@ export async function runRemote(ctx: RunContext, endpoint: RemoteEndpoint): Prom
     await ctx.writer.flush();
     if (end.kind === "interrupted") return await waitFor(ctx, end.interrupts, end.added);
     ctx.messages.push(...end.added);
+    // Calls the remote made to the client's tools and left without a result: the thread waits for
+    // the client's results, as after the engine's own model calls a frontend tool (run-loop.ts).
+    const pending = unresolvedToolCalls(ctx.messages).filter((c) => ctx.frontendTools.some((t) => t.name === c.function.name));
+    if (pending.length > 0) return { kind: "waiting", reason: "frontend_tool", pendingToolCallIds: pending.map((c) => c.id) };
     return { kind: "waiting", reason: "input", pendingToolCallIds: [] };
   } catch (err) {
     if (err instanceof RunAborted) return { kind: "aborted", reason: err.reason };
