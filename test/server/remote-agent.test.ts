@@ -195,13 +195,21 @@ describe.each(backends())("remoteAgent on %s", (backend) => {
 
   it("through CopilotKit's runtime (/api/copilotkit) and under tenants, as Threadline's own agents", async () => {
     const remote = await startRemote("node");
-    const server = await startTestServer({ backend, agents: [remoteAgent({ id: "remote", url: remote.url })], env: { API_KEYS: "acme:k1,globex:k2" } });
+    const server = await startTestServer({
+      backend,
+      agents: [remoteAgent({ id: "remote", url: remote.url, headers: { "x-remote-key": "s3cret" } })],
+      env: { API_KEYS: "acme:k1,globex:k2" },
+    });
     const as = (key: string) => ({ authorization: `Bearer ${key}` });
     try {
       const body = { threadId: "ck-remote", runId: "r1", state: {}, tools: [], context: [], forwardedProps: {}, messages: [user("u1", "via copilotkit")] };
       const frames = await (await postSse(`${server.url}/api/copilotkit/agent/remote/run`, body, as("k1"))).done;
       expect(terminals(frames).map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
       expect(text(frames)).toBe("You said: via copilotkit. This is turn 1. ");
+      // The remote gets its own headers, never the caller's credentials for Threadline.
+      const sent = remote.headers?.().at(-1);
+      expect(sent).toMatchObject({ "x-remote-key": "s3cret", accept: "text/event-stream", "content-type": "application/json" });
+      expect(sent?.authorization).toBeUndefined();
       const mine = await fetch(`${server.url}/api/threads/ck-remote`, { headers: as("k1") });
       expect(((await mine.json()) as { messages: Message[] }).messages.at(-1)).toMatchObject({ id: "msg-1", content: "You said: via copilotkit. This is turn 1. " });
       // Another tenant does not see the thread, nor can it follow or cancel it.

@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { EventEncoder } from "@ag-ui/encoder";
@@ -18,6 +18,8 @@ export interface RemoteFixture {
   received(): Promise<RunAgentInput[]>;
   /** The runs whose client went away mid-stream. */
   disconnects(): Promise<string[]>;
+  /** The headers of each request, in order (the Node remote only). */
+  headers?(): IncomingHttpHeaders[];
   close(): Promise<void>;
 }
 
@@ -55,8 +57,10 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export async function startNodeRemote(): Promise<RemoteFixture> {
   const received: RunAgentInput[] = [];
   const disconnects: string[] = [];
+  const headers: IncomingHttpHeaders[] = [];
   const encoder = new EventEncoder();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    headers.push(req.headers);
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => void answer(JSON.parse(Buffer.concat(chunks).toString("utf8")) as RunAgentInput, res));
@@ -118,6 +122,7 @@ export async function startNodeRemote(): Promise<RemoteFixture> {
     url: `http://127.0.0.1:${port}/agent`,
     received: async () => structuredClone(received),
     disconnects: async () => [...disconnects],
+    headers: () => [...headers],
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
