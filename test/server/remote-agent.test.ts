@@ -3,7 +3,8 @@
  * one when python3 has fastapi and uvicorn), two Threadline instances on one store, the real
  * @ag-ui/client 1.0.0 and 0.0.59. What a remote agent's thread must get that Threadline's own get:
  * resume by cursor on the other instance, reload, a follow-up that carries the conversation,
- * cancel from the other instance reaching the remote, one RUN_ERROR per failure, and recovery.
+ * cancel from the other instance reaching the remote, one RUN_ERROR per failure, a drain that
+ * finishes or cuts the run, and recovery.
  */
 import type { Message } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -191,6 +192,41 @@ describe.each(backends())("remoteAgent on %s", (backend) => {
       expect(text(answered)).toBe('You chose {"city":"Paris"}.');
       expect((await remote.received())[before]!.resume).toEqual([{ interruptId: "ask-r1", status: "resolved", payload: { city: "Paris" } }]);
     });
+  });
+
+  it.each([
+    ["finishes the remote's run within its drain timeout", 20_000, "RUN_FINISHED", undefined],
+    ["past its drain timeout cuts the run: the other instance ends it REMOTE_RUN_LOST", 200, "RUN_ERROR", "REMOTE_RUN_LOST"],
+  ] as const)("a draining instance %s", async (_what, drainTimeoutMs, end, code) => {
+    const remote = await startRemote("node");
+    const schema = testSchema();
+    const storeA = openStore(backend, schema);
+    const storeB = backend === "postgres" ? openStore(backend, schema) : storeA;
+    const agents = [remoteAgent({ id: "remote", url: remote.url })];
+    const env = { LEASE_TTL_MS: "1500" };
+    const a = await startTestServer({ backend, store: storeA, agents, env, drainTimeoutMs, leaseOwner: "drained" });
+    const b = await startTestServer({ backend, store: storeB, agents, env, leaseOwner: "survivor" });
+    const threadId = `remote-drain-${drainTimeoutMs}`;
+    let drained = false;
+    try {
+      const live = await postSse(`${a.url}/api/agents/remote/run`, { threadId, runId: "r1", messages: [user("u1", "slow drain")], state: {}, tools: [], context: [] });
+      await live.waitFor((f) => f.event.type === "TEXT_MESSAGE_CONTENT");
+      const closing = a.close(); // the drain, as on SIGTERM
+      drained = true;
+      await closing;
+      const seen = await live.done.catch(() => live.frames);
+      const rest = await (await postSse(`${b.url}/api/agents/remote/connect`, { threadId, lastSeenEventId: seen.at(-1)!.id })).done;
+      const ends = terminals([...seen, ...rest]);
+      expect(ends).toHaveLength(1);
+      expect(ends[0]!.event).toMatchObject({ type: end, ...(code && { code }) });
+      expect((await remote.received()).filter((r) => r.threadId === threadId)).toHaveLength(1);
+    } finally {
+      if (!drained) await a.close();
+      await b.close();
+      await storeA.close();
+      if (storeB !== storeA) await storeB.close();
+      await remote.close();
+    }
   });
 
   it("through CopilotKit's runtime (/api/copilotkit) and under tenants, as Threadline's own agents", async () => {
