@@ -9,7 +9,9 @@
  * The rules, in one place:
  * - ids: foreign message and tool-call ids are kept unless the thread has them already (ids.ts);
  * - spans: a part streamed to before it started is started; whatever is open at the end is
- *   closed (answer.ts);
+ *   closed (answer.ts); streamed text is the agent's answer (assistant), whatever role its
+ *   TEXT_MESSAGE_START names: a foreign agent does not write the user's side of the thread;
+ * - a TOOL_CALL_RESULT whose content is not a string is kept as its JSON text;
  * - the end: RUN_FINISHED or RUN_ERROR, once; reading stops there, so anything after it is
  *   ignored. A stream that ends without either fails the run (FOREIGN_CODES.disconnected);
  * - an event that fails its schema, or breaks the stream's rules (arguments of a call never
