@@ -12,6 +12,13 @@ export {
   type ToolDefinition,
   type ZodToolInput,
 } from "./agents/define.ts";
+export { remoteAgent, type RemoteAgentInput } from "./agents/remote-agent.ts";
+export {
+  REMOTE_CONNECT_TIMEOUT_MS,
+  REMOTE_EVENT_MAX_BYTES,
+  REMOTE_READ_TIMEOUT_MS,
+  type RemoteEndpoint,
+} from "./agents/remote-endpoint.ts";
 export { approvalsAgent, APPROVALS_AGENT_ID, type ApprovalsAgentOptions } from "./agents/approvals-agent.ts";
 export {
   STATE_CONTEXT_MAX_BYTES,

@@ -18,6 +18,8 @@
  *   RunAgentInput.resume). approveWithEdits = approvals: every approval takes `editedArgs`, checked
  *   against the tool's input schema at admission (engine/resume.ts) and run (tool-interrupts.ts).
  *   Rejected: a per-tool flag for edits; nothing refuses them, so the flag could only lie.
+ * - a remote agent (remoteAgent): identity type "remote"; its deltas and interrupts are the
+ *   remote's, so both are declared; its own tools are not known here.
  * - multimodal.input: the model's media table (models/media-inputs.ts); undeclared when the
  *   model has none. `pdf` is the document part (PDFs among other documents); `file` (a kind no
  *   part type covers) is never taken.
@@ -37,15 +39,17 @@ function mayAskApproval(tool: ToolDefinition): boolean {
 export function agentCapabilities(agent: AgentDefinition, model: Model | null): AgentCapabilities {
   const tools: Tool[] = agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: toolJsonSchema(t) }));
   const approvals = agent.tools.some(mayAskApproval);
-  const deltas = agent.tools.length > 0 || agent.predictState.length > 0;
+  // A remote agent's tools and state writes are its own: it may send deltas and interrupts.
+  const remote = agent.remote !== undefined;
+  const deltas = remote || agent.tools.length > 0 || agent.predictState.length > 0;
   const media = model?.mediaInputs;
   return {
-    identity: { name: agent.id, type: "threadline", ...(agent.description && { description: agent.description }) },
+    identity: { name: agent.id, type: remote ? "remote" : "threadline", ...(agent.description && { description: agent.description }) },
     transport: { streaming: true, websocket: false, httpBinary: true, pushNotifications: false, resumable: true },
     tools: { supported: true, items: tools, parallelCalls: true, clientProvided: true },
     state: { snapshots: true, deltas, memory: false, persistentState: true },
     reasoning: { supported: true, streaming: true, encrypted: false },
-    humanInTheLoop: { supported: true, approvals, interrupts: agent.tools.length > 0, approveWithEdits: approvals },
+    humanInTheLoop: { supported: true, approvals, interrupts: remote || agent.tools.length > 0, approveWithEdits: approvals },
     ...(media && {
       multimodal: {
         input: { image: media.image !== false, audio: media.audio !== false, video: media.video !== false, pdf: media.document !== false, file: false },

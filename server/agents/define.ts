@@ -23,6 +23,7 @@ import {
   type StateInContext,
   type StateInContextOption,
 } from "./state-options.ts";
+import type { RemoteEndpoint } from "./remote-endpoint.ts";
 import { type Welcome, WelcomeSchema } from "./welcome.ts";
 
 export type { PredictStateRule, StateInContext, StateInContextOption } from "./state-options.ts";
@@ -196,6 +197,11 @@ export interface AgentDefinition {
   predictState: PredictStateRule[];
   /** What an empty chat shows (AgentInput.greeting and suggestions). */
   welcome: Welcome;
+  /**
+   * Set by remoteAgent(): the run is a POST to this AG-UI endpoint, whose events the engine
+   * ingests (engine/foreign/), instead of the engine's own loop of model requests and tools.
+   */
+  remote?: RemoteEndpoint;
 }
 
 export interface AgentInput {

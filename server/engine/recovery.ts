@@ -58,7 +58,7 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
     }
     if (agent.onRecovery === "fail") {
       log.info(found.handedOver.get(runId) ? "failing a run handed over by a draining instance (agent onRecovery: fail)" : "failing a run whose instance stopped heartbeating (agent onRecovery: fail)");
-      await failRun(core, run, { code: "INSTANCE_LOST", message: "The server running this conversation stopped; send your message again." }, log);
+      await failRun(core, run, lostRunError(agent), log);
       return;
     }
     const progress: RunProgress = {
@@ -118,6 +118,21 @@ async function foldForRecovery(core: EngineCore, row: ThreadRow) {
     },
   });
   return { fold, accepted: lastAccepted(acceptedRuns, row.activeRunId), startedRuns, modelRequests, steps, handedOver, cut };
+}
+
+/**
+ * Why a run that cannot be resumed ended. A remote agent's run is never re-executed (the remote
+ * would run the whole request again, side effects included, and the stream it was sending is
+ * gone with the instance that read it): its own code says so, for the user and for alerts.
+ */
+function lostRunError(agent: AgentDefinition): { code: string; message: string } {
+  if (agent.remote) {
+    return {
+      code: "REMOTE_RUN_LOST",
+      message: "The server reading the remote agent's answer stopped before the answer ended, and a remote run cannot be picked up midway. What it had finished is kept; send your message again.",
+    };
+  }
+  return { code: "INSTANCE_LOST", message: "The server running this conversation stopped; send your message again." };
 }
 
 /** Ends the run as failed under this instance's lease; the commit frees the lease. */

@@ -278,7 +278,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
   });
 
   it("exports the public API, the workspace toolkit and the coding agent included, to import and to require", async () => {
-    const names = ["createThreadline", "defineAgent", "defineTool", "workspaceTools", "codingAgent", "CODING_SYSTEM_PROMPT", "approvalsAgent", "resolveModel"];
+    const names = ["createThreadline", "defineAgent", "defineTool", "remoteAgent", "workspaceTools", "codingAgent", "CODING_SYSTEM_PROMPT", "approvalsAgent", "resolveModel"];
     const esm = `const m = await import("threadline"); const p = await import("threadline/protocol");
       console.log(JSON.stringify({ server: Object.keys(m), protocol: Object.keys(p) }));`;
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", esm], { cwd: scratch });

@@ -9,7 +9,7 @@
  *                      with onRecovery "fail": a run whose instance died ends FAILED),
  *                      `coding` (the coding agent, workspaces per WORKSPACE_ROOT/DATA_DIR),
  *                      `approvals` (the built-in approvals agent; every email it sends is a
- *                      `sent` line in CHILD_TOOL_LOG);
+ *                      `sent` line in CHILD_TOOL_LOG), `remote` (remoteAgent at CHILD_REMOTE_URL);
  *                      default `default`
  *   CHILD_INSTANCE_ID  the engine's instance id (lease owner); default `child-<pid>`
  *   CHILD_TOOL_MS      how long one `slow_job` execution takes; default 100
@@ -27,6 +27,7 @@ import { defineAgent, defineTool, type AgentDefinition } from "../../server/agen
 import { approvalsAgent, APPROVALS_AGENT_ID } from "../../server/agents/approvals-agent.ts";
 import { codingAgent } from "../../server/agents/coding-agent.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
+import { remoteAgent } from "../../server/agents/remote-agent.ts";
 import { abortableWait as wait } from "../../server/agents/abortable-wait.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createThreadline } from "../../server/threadline.ts";
@@ -80,10 +81,14 @@ const agents = wanted.map((name) => {
       },
     });
   }
+  if (name === "remote") {
+    if (!env.CHILD_REMOTE_URL) throw new Error("CHILD_AGENTS remote needs CHILD_REMOTE_URL");
+    return remoteAgent({ id: "remote", url: env.CHILD_REMOTE_URL });
+  }
   const toolMs = Number(env.CHILD_TOOL_MS || 100);
   if (name === SLOW_TOOL_AGENT_ID) return slowToolAgent(name, "resume", leaseOwner, toolMs, env.CHILD_TOOL_LOG);
   if (name === STRICT_TOOL_AGENT_ID) return slowToolAgent(name, "fail", leaseOwner, toolMs, env.CHILD_TOOL_LOG);
-  throw new Error(`CHILD_AGENTS: unknown agent "${name}" (known: default, ${APPROVALS_AGENT_ID}, ${SLOW_TOOL_AGENT_ID}, ${STRICT_TOOL_AGENT_ID})`);
+  throw new Error(`CHILD_AGENTS: unknown agent "${name}" (known: default, remote, ${APPROVALS_AGENT_ID}, ${SLOW_TOOL_AGENT_ID}, ${STRICT_TOOL_AGENT_ID})`);
 });
 
 const logger = pino({ level: config.LOG_LEVEL, base: { instance: leaseOwner } }, pino.destination(2));

@@ -1,0 +1,236 @@
+/**
+ * A foreign agent's AG-UI run, taken into the thread's log: every event it sends is checked
+ * against @ag-ui/core's schemas and written, as it arrives, as the workflow events Threadline's
+ * own agents write (protocol/events.ts), so the run gets what theirs get: resume by cursor on any
+ * instance, reload, every tab following, tenants, CopilotKit. Nothing here knows where the events
+ * come from (remote-stream.ts reads them from an HTTP endpoint; an in-process AG-UI agent could
+ * hand over its observable the same way).
+ *
+ * The rules, in one place:
+ * - ids: foreign message and tool-call ids are kept unless the thread has them already (ids.ts);
+ * - spans: a part streamed to before it started is started; whatever is open at the end is
+ *   closed (answer.ts); streamed text is the agent's answer (assistant), whatever role its
+ *   TEXT_MESSAGE_START names: a foreign agent does not write the user's side of the thread;
+ * - a TOOL_CALL_RESULT whose content is not a string is kept as its JSON text;
+ * - the end: RUN_FINISHED or RUN_ERROR, once; reading stops there, so anything after it is
+ *   ignored. A stream that ends without either fails the run (FOREIGN_CODES.disconnected);
+ * - an event that fails its schema, or breaks the stream's rules (arguments of a call never
+ *   started, a state patch that does not apply), fails the run (FOREIGN_CODES.malformed): the
+ *   foreign agent is broken, and guessing would put something in the log it did not mean;
+ * - events with no counterpart in the log are dropped, with one log line per type per run:
+ *   MESSAGES_SNAPSHOT (the thread's conversation is the log's: the foreign agent's new messages
+ *   arrive as its stream), STEP_*, REASONING_START/END and REASONING_ENCRYPTED_VALUE (the
+ *   reasoning messages carry what shows), SUBAGENT_*, CUSTOM and RAW (no stored type carries an
+ *   application's own events yet), and any type AG-UI does not define. Rejected: failing the run
+ *   on them, which would make every newer AG-UI version's events an outage.
+ * - text the log cannot store (NUL, lone surrogates) goes through the store's one rule
+ *   (store/storable-text.ts) before anything else looks at the event.
+ */
+import { EventType, type Interrupt, type Message } from "@ag-ui/core";
+import { EventSchemas } from "@ag-ui/core/schemas";
+import fjp from "fast-json-patch";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import type { EventOf } from "../../../protocol/events.ts";
+import { storableJsonMember } from "../../store/storable-text.ts";
+import { RunAborted, RunFailure, type AbortReason } from "../errors.ts";
+import type { RunWriter } from "../run-writer.ts";
+import { ForeignAnswer } from "./answer.ts";
+import { ForeignIds } from "./ids.ts";
+
+/** The RUN_ERROR codes a foreign run can end with, named for where the events came from. */
+export interface ForeignCodes {
+  malformed: string;
+  disconnected: string;
+  failed: string;
+  /** What the message tells the user the foreign agent is ("The remote agent"). */
+  name: string;
+}
+
+export const REMOTE_CODES: ForeignCodes = {
+  malformed: "REMOTE_MALFORMED",
+  disconnected: "REMOTE_DISCONNECTED",
+  failed: "REMOTE_RUN_ERROR",
+  name: "The remote agent",
+};
+
+/** What ingestion needs of a run: a subset of RunContext, so other doors can build one. */
+export interface ForeignRunContext {
+  runId: string;
+  writer: RunWriter;
+  /** The conversation the foreign agent was given (its ids are taken: ids.ts). */
+  messages: readonly Message[];
+  /** The thread's state as the foreign agent was given it: STATE_DELTA applies to it. */
+  state: unknown;
+  signal: AbortSignal;
+  abortReason(): AbortReason | undefined;
+  logger: Logger;
+}
+
+/** How a foreign run ended, without the messages it added. */
+export type ForeignEnd = { kind: "finished"; result?: unknown } | { kind: "interrupted"; interrupts: Interrupt[] };
+
+export type ForeignOutcome = ForeignEnd & { added: Message[] };
+
+type AguiEvent = z.infer<typeof EventSchemas>;
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set(Object.values(EventType));
+
+/** Reads `events` to the foreign run's end; throws RunFailure (its end) or RunAborted (cancel, lease). */
+export async function ingestForeignRun(ctx: ForeignRunContext, events: AsyncIterable<unknown>, codes: ForeignCodes = REMOTE_CODES): Promise<ForeignOutcome> {
+  const answer = new ForeignAnswer(ctx.runId, ctx.writer, new ForeignIds(ctx.runId, ctx.messages));
+  const run = new ForeignRun(ctx, answer, codes);
+  try {
+    for await (const raw of events) {
+      if (ctx.signal.aborted) break;
+      const end = run.take(raw);
+      if (end) {
+        answer.closeAll(false);
+        return { ...end, added: [...answer.added.values()] };
+      }
+    }
+    const reason = ctx.abortReason();
+    if (reason) throw new RunAborted(reason);
+    throw new RunFailure(codes.disconnected, `${codes.name} closed its stream before the end of its run (no RUN_FINISHED or RUN_ERROR): it may have crashed. Send your message again; if it keeps happening, check the agent's logs.`);
+  } catch (err) {
+    const reason = ctx.abortReason();
+    // The run resumes nowhere (a foreign run is never re-executed), so what clients saw stays.
+    answer.closeAll(true);
+    if (reason) throw new RunAborted(reason);
+    throw err;
+  }
+}
+
+class ForeignRun {
+  #state: unknown;
+  readonly #dropped = new Set<string>();
+
+  constructor(
+    private readonly ctx: ForeignRunContext,
+    private readonly answer: ForeignAnswer,
+    private readonly codes: ForeignCodes,
+  ) {
+    this.#state = ctx.state;
+  }
+
+  /** Writes one event; returns the run's end when it is RUN_FINISHED (RUN_ERROR throws). */
+  take(raw: unknown): ForeignEnd | undefined {
+    const event = this.#check(raw);
+    if (!event) return undefined;
+    const { runId, writer } = this.ctx;
+    const a = this.answer;
+    const e = event;
+    switch (e.type) {
+      case EventType.RUN_STARTED:
+        return undefined;
+      case EventType.TEXT_MESSAGE_START:
+        a.textStart(e.messageId);
+        return undefined;
+      case EventType.TEXT_MESSAGE_CONTENT:
+        a.textDelta(e.messageId, e.delta);
+        return undefined;
+      case EventType.TEXT_MESSAGE_END:
+        a.textEnd(e.messageId);
+        return undefined;
+      case EventType.TEXT_MESSAGE_CHUNK:
+        a.textChunk(e.messageId, e.delta);
+        return undefined;
+      case EventType.REASONING_MESSAGE_START:
+        a.reasoningStart(e.messageId);
+        return undefined;
+      case EventType.REASONING_MESSAGE_CONTENT:
+        a.reasoningDelta(e.messageId, e.delta);
+        return undefined;
+      case EventType.REASONING_MESSAGE_END:
+        a.reasoningEnd(e.messageId);
+        return undefined;
+      case EventType.REASONING_MESSAGE_CHUNK:
+        a.reasoningChunk(e.messageId, e.delta);
+        return undefined;
+      case EventType.TOOL_CALL_START:
+        a.callStart(e.toolCallId, e.toolCallName, e.parentMessageId);
+        return undefined;
+      case EventType.TOOL_CALL_ARGS:
+        if (!a.hasCall(e.toolCallId)) this.#malformed(`TOOL_CALL_ARGS for tool call "${e.toolCallId}", which it never started`);
+        a.callArgs(e.toolCallId, e.delta);
+        return undefined;
+      case EventType.TOOL_CALL_END:
+        if (!a.hasCall(e.toolCallId)) this.#malformed(`TOOL_CALL_END for tool call "${e.toolCallId}", which it never started`);
+        a.callEnd(e.toolCallId);
+        return undefined;
+      case EventType.TOOL_CALL_CHUNK:
+        if (!a.callChunk(e.toolCallId, e.toolCallName, e.parentMessageId, e.delta)) this.#malformed("a TOOL_CALL_CHUNK that starts a tool call without its id or name");
+        return undefined;
+      case EventType.TOOL_CALL_RESULT:
+        a.result(e.messageId, e.toolCallId, typeof e.content === "string" ? e.content : JSON.stringify(e.content));
+        return undefined;
+      case EventType.STATE_SNAPSHOT:
+        this.#state = e.snapshot;
+        writer.emit({ type: "state.set", data: { runId, state: e.snapshot } });
+        return undefined;
+      case EventType.STATE_DELTA:
+        this.#patch(e.delta);
+        return undefined;
+      case EventType.ACTIVITY_SNAPSHOT:
+        writer.emit({ type: "activity.snapshot", data: { runId, messageId: e.messageId, activityType: e.activityType, content: e.content } });
+        return undefined;
+      case EventType.ACTIVITY_DELTA:
+        writer.emit({ type: "activity.delta", data: { runId, messageId: e.messageId, activityType: e.activityType, patch: e.patch } });
+        return undefined;
+      case EventType.RUN_ERROR: {
+        const code = typeof e.code === "string" && e.code !== "" ? ` (its code: ${e.code})` : "";
+        throw new RunFailure(this.codes.failed, `${this.codes.name} failed: ${e.message}${code}. Send your message again; if it keeps failing, check the agent's logs.`);
+      }
+      case EventType.RUN_FINISHED: {
+        const outcome = e.outcome as { type: string; interrupts?: Interrupt[] } | undefined;
+        if (outcome?.type === "interrupt") return { kind: "interrupted", interrupts: outcome.interrupts ?? [] };
+        return { kind: "finished", ...(e.result !== undefined && { result: e.result }) };
+      }
+      default:
+        this.#drop(e.type);
+        return undefined;
+    }
+  }
+
+  /** The event made storable and checked; undefined for one that is dropped. */
+  #check(raw: unknown): AguiEvent | undefined {
+    let clean: unknown;
+    try {
+      clean = JSON.parse(JSON.stringify(raw, storableJsonMember) ?? "null");
+    } catch (err) {
+      this.#malformed(`an event that is not JSON (${err instanceof Error ? err.message : String(err)})`);
+    }
+    const type = (clean as { type?: unknown } | null)?.type;
+    if (typeof type !== "string") this.#malformed("an event without a string `type`");
+    if (!KNOWN_TYPES.has(type)) {
+      this.#drop(type);
+      return undefined;
+    }
+    const parsed = EventSchemas.safeParse(clean);
+    if (!parsed.success) {
+      const reasons = parsed.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".") || "(event)"}: ${i.message}`).join("; ");
+      this.#malformed(`a ${type} event AG-UI does not allow (${reasons})`);
+    }
+    return parsed.data;
+  }
+
+  #patch(ops: EventOf<"state.patched">["data"]["patch"]): void {
+    try {
+      const next = fjp.applyPatch(structuredClone(this.#state ?? {}), ops as fjp.Operation[], true, false).newDocument;
+      this.#state = next;
+    } catch (err) {
+      this.#malformed(`a STATE_DELTA that does not apply to the state it was given (${err instanceof Error ? err.message : String(err)})`);
+    }
+    this.ctx.writer.emit({ type: "state.patched", data: { runId: this.ctx.runId, patch: ops } });
+  }
+
+  #drop(type: string): void {
+    if (this.#dropped.has(type)) return;
+    this.#dropped.add(type);
+    this.ctx.logger.info({ eventType: type }, `foreign agent sent ${type}, which the log has no place for; events of this type are dropped for this run`);
+  }
+
+  #malformed(what: string): never {
+    throw new RunFailure(this.codes.malformed, `${this.codes.name} sent ${what}. Its stream cannot be trusted past this point; fix the agent, then send your message again.`);
+  }
+}
