@@ -2,9 +2,11 @@
 import { randomBytes } from "node:crypto";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import type { EventStore } from "../../server/store/types.ts";
+import { testSchema } from "../support/schemas.ts";
 
+/** A fresh schema, dropped when the test file ends (support/schemas.ts) if the test did not. */
 export function randomSchema(): string {
-  return `tl_test_${randomBytes(6).toString("hex")}`;
+  return testSchema("tl_test");
 }
 
 export function randomId(prefix: string): string {

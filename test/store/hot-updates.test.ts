@@ -6,7 +6,7 @@
  * are the server's statistics.
  */
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPostgresStore } from "../../server/store/postgres.ts";
 import { ev, randomId, randomSchema } from "./fixtures.ts";
 
@@ -14,14 +14,7 @@ const url = process.env.DATABASE_URL;
 const TOKENS = 1_000;
 
 describe.skipIf(!url)("thread row updates per flush", () => {
-  const schema = randomSchema();
-
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`drop schema if exists "${schema}" cascade`);
-    await admin.end();
-  });
+  const schema = randomSchema(); // dropped when the file ends (support/schemas.ts)
 
   it(`are heap-only (HOT) for the tokens of a ${TOKENS}-token run`, async () => {
     const store = createPostgresStore({ connectionString: url!, schema });

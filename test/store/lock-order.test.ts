@@ -10,8 +10,7 @@
  * the writer's order. The bound on a heartbeat's wait is the lease pool's lock timeout: one that
  * waited longer fails with it, and none may fail.
  */
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPostgresStore } from "../../server/store/postgres.ts";
 import { ev, randomId, randomSchema } from "./fixtures.ts";
 
@@ -21,14 +20,7 @@ const ROUNDS = 60;
 const OWNER = "instance-a";
 
 describe.skipIf(!url)("lock order against the writer", () => {
-  const schema = randomSchema();
-
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`drop schema if exists "${schema}" cascade`);
-    await admin.end();
-  });
+  const schema = randomSchema(); // dropped when the file ends (support/schemas.ts)
 
   it("heartbeats and claims never deadlock with flushes, nor wait past the lease lock timeout", async () => {
     const errors: unknown[] = [];
