@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_VERSIONS, runClient } from "../support/agui-clients.ts";
 import {
   DATABASE_URL,
+  EVENT_BOUND_MS,
   assertStrictlyIncreasing,
   connect,
   getThread,
@@ -81,7 +82,7 @@ describe.skipIf(!DATABASE_URL)("recovery by another live instance after SIGKILL,
     const stream = await postRun(a, "default", { threadId, runId: "r1", text: "tell me a story" });
     const original = await within(10_000, cluster.upstream.request(first), "A's LLM request");
     await original.held;
-    await within(5_000, stream.waitFor((f) => isContent(f) && f.event.delta === cut[3]), "the 4th token on A's stream");
+    await within(EVENT_BOUND_MS, stream.waitFor((f) => isContent(f) && f.event.delta === cut[3]), "the 4th token on A's stream");
 
     const { fromA, rest, live, survivor } = await killAndRecover({
       scenario: "SIGKILL during an LLM stream", victim: a, survivor: () => b, agent: "default", threadId, stream, log,
@@ -123,7 +124,7 @@ describe.skipIf(!DATABASE_URL)("recovery by another live instance after SIGKILL,
 
     const stream = await postRun(a, SLOW_TOOL_AGENT_ID, { threadId, runId: "r1", text: "run the slow job" });
     await log.waitFor((e) => e.type === "activity.snapshot", 10_000, "the tool running on A");
-    await within(5_000, stream.waitFor((f) => f.event.type === "ACTIVITY_SNAPSHOT"), "the tool's activity on A's stream");
+    await within(EVENT_BOUND_MS, stream.waitFor((f) => f.event.type === "ACTIVITY_SNAPSHOT"), "the tool's activity on A's stream");
 
     const { fromA, rest, live, survivor } = await killAndRecover({
       scenario: "SIGKILL during a backend tool (result not recorded)", victim: a, survivor: () => b,
@@ -163,8 +164,8 @@ describe.skipIf(!DATABASE_URL)("recovery by another live instance after SIGKILL,
     // The request after the tool is sent only once the result is committed (recordResult flushes).
     const followUp = await within(10_000, cluster.upstream.request(first + 1), "A's request after the tool result");
     await followUp.held;
-    await log.waitFor((e) => e.type === "message.appended" && e.data.message.role === "tool", 5_000, "the tool result");
-    await within(5_000, stream.waitFor((f) => f.event.type === "TOOL_CALL_RESULT"), "the tool result on A's stream");
+    await log.waitFor((e) => e.type === "message.appended" && e.data.message.role === "tool", EVENT_BOUND_MS, "the tool result");
+    await within(EVENT_BOUND_MS, stream.waitFor((f) => f.event.type === "TOOL_CALL_RESULT"), "the tool result on A's stream");
 
     const { fromA, rest, live, survivor } = await killAndRecover({
       scenario: "SIGKILL right after a tool result was recorded", victim: a, survivor: () => b,
@@ -195,7 +196,7 @@ describe.skipIf(!DATABASE_URL)("recovery by another live instance after SIGKILL,
     const cutOff = stream.done.catch(() => undefined);
     const original = await within(10_000, cluster.upstream.request(first), "A's LLM request");
     await original.held;
-    await within(5_000, stream.waitFor((f) => isContent(f) && f.event.delta === cut[2]), "the 3rd token on A's stream");
+    await within(EVENT_BOUND_MS, stream.waitFor((f) => isContent(f) && f.event.delta === cut[2]), "the 3rd token on A's stream");
     const killedAt = Date.now();
     await a.kill("SIGKILL");
     await cutOff;

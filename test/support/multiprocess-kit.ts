@@ -30,6 +30,13 @@ export const DATABASE_URL = process.env.DATABASE_URL;
 export const LEASE_TTL_MS = 6_000;
 export const SWEEP_INTERVAL_MS = sweepIntervalMs(LEASE_TTL_MS);
 export const HEARTBEAT_MS = Math.max(50, Math.floor(LEASE_TTL_MS / 3));
+/**
+ * The bound on one event a test awaits from a live server process (a token on a stream, a line
+ * of its log): it only says the test waited long enough. At 5 s, on 2 cores with a run queue of
+ * 20, "the 3rd token on A's stream" and "the first words on B" were missed by processes that were
+ * only slow.
+ */
+export const EVENT_BOUND_MS = 20_000;
 
 /** Prints, once per file, why the suite did not run. */
 export function noticeSkip(suite: string): void {
