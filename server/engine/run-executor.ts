@@ -142,11 +142,17 @@ export class RunExecutor {
       tokens: noTokens(),
     };
     this.#runs.set(p.threadId, local);
+    // The thread's queue is handed on once the run is no longer among this process's runs: its
+    // next run executes here too, and execute() refuses a thread whose run is still listed.
+    // Rejected: handing it on from inside the run (as before), which made every queued run
+    // behind a run that settled here fail to start, and wait for its lease to expire.
     local.done = this.#run(p, local)
       .catch((err: unknown) => this.#failUnowned(p, local, err))
       .finally(() => {
         if (this.#runs.get(p.threadId) === local) this.#runs.delete(p.threadId);
-      });
+      })
+      .then((settled) => (settled ? this.deps.onSettled(p.threadId) : undefined))
+      .catch((err: unknown) => this.#runLogger(p).error({ err }, "could not hand on the thread's queue after the run"));
   }
 
   /**
@@ -155,10 +161,13 @@ export class RunExecutor {
    * run's promise, so without this a single bad run was an unhandled rejection that ended the
    * process and every other run in it.
    */
-  async #failUnowned(p: ExecuteParams, local: LocalRun, err: unknown): Promise<void> {
+  async #failUnowned(p: ExecuteParams, local: LocalRun, err: unknown): Promise<boolean> {
     const log = this.#runLogger(p);
     log.error({ err }, "run failed outside its loop; recording the failure");
-    if (!this.#leaseLive(p.threadId, local, log)) return this.#stop(local, { left: "lease_lost" }); // whoever holds the lease settles it
+    if (!this.#leaseLive(p.threadId, local, log)) {
+      this.#stop(local, { left: "lease_lost" }); // whoever holds the lease settles it
+      return false;
+    }
     const message = `The run failed on an internal error: ${err instanceof Error ? err.message : String(err)}`;
     try {
       await this.deps.store.append(p.threadId, [
@@ -166,10 +175,11 @@ export class RunExecutor {
       ], { leaseOwner: this.deps.leaseOwner });
     } catch (appendErr) {
       log.error({ err: appendErr }, "could not record the run's failure; recovery will settle it once the lease expires");
-      return this.#stop(local, { left: "store_lost" });
+      this.#stop(local, { left: "store_lost" });
+      return false;
     }
     this.#ended(p, local, log, { outcome: "failed", errorCode: "INTERNAL_ERROR" });
-    await this.deps.onSettled(p.threadId);
+    return true;
   }
 
   /** The probe's report, once: a run that ended and then failed to hand on its queue is not stopped twice. */
@@ -229,7 +239,8 @@ export class RunExecutor {
     while (this.#runs.size > 0) await Promise.allSettled([...this.#runs.values()].map((r) => r.done));
   }
 
-  async #run(p: ExecuteParams, local: LocalRun): Promise<void> {
+  /** Resolves true when the run settled here (its end committed): the thread's queue goes on. */
+  async #run(p: ExecuteParams, local: LocalRun): Promise<boolean> {
     const { store } = this.deps;
     const log = this.#runLogger(p);
     const watcherStop = new AbortController();
@@ -281,10 +292,10 @@ export class RunExecutor {
       watcherStop.abort();
       await watcher;
     }
-    await this.#settle(p, outcome, writer, log, local);
+    return this.#settle(p, outcome, writer, log, local);
   }
 
-  async #settle(p: ExecuteParams, outcome: RunOutcome, writer: RunWriter, log: Logger, local: LocalRun): Promise<void> {
+  async #settle(p: ExecuteParams, outcome: RunOutcome, writer: RunWriter, log: Logger, local: LocalRun): Promise<boolean> {
     const { store, leaseOwner } = this.deps;
     const { runId, threadId } = p;
     let terminal: WorkflowEvent | undefined;
@@ -317,7 +328,7 @@ export class RunExecutor {
       await writer.flush().catch(() => undefined);
       await handOver({ store, leaseOwner, threadId, runId, step: local.steps, cut: reason === "shutdown", log, onHandOff: this.deps.onHandOff });
       this.#stop(local, { left: reason });
-      return;
+      return false;
     }
     if (!terminal || !this.#leaseLive(threadId, local, log)) {
       if (outcome.kind === "aborted" && (outcome.reason === "shutdown" || outcome.reason === "store_lost")) {
@@ -328,7 +339,7 @@ export class RunExecutor {
       const reason = outcome.kind === "aborted" ? outcome.reason : "lease_lost";
       log.info({ reason }, "run left for recovery");
       this.#stop(local, { left: reason });
-      return;
+      return false;
     }
     try {
       // Stream events still in flight land before the end. One that failed leaves a hole the
@@ -347,10 +358,10 @@ export class RunExecutor {
     } catch (err) {
       log.error({ err }, "could not record the end of the run; recovery will settle it");
       this.#stop(local, { left: "store_lost" });
-      return;
+      return false;
     }
     // The terminal event's commit freed the lease (store: a settling batch clears it).
-    await this.deps.onSettled(threadId);
+    return true;
   }
 
   /**

@@ -26,15 +26,20 @@ export type PoolModeSetting = "auto" | "session" | "transaction" | "direct";
  * backends of their own meanwhile, which PgBouncer hands out first (last freed, first reused).
  */
 const PROBE_HOLDERS = 4;
-/** How long a probe statement may wait for a backend (a session pooler with every backend bound would make it wait for good). */
-const PROBE_QUERY_TIMEOUT_MS = 2_000;
-
+/**
+ * Probes with `config`, whose query_timeout bounds each probe statement: a session pooler with
+ * every backend bound would make one wait for good. The caller passes the store's own statement
+ * bound (pg-connections.ts: DB_STATEMENT_TIMEOUT_MS and a second). Rejected: a shorter bound of
+ * the probe's own (it was 2 s): on a loaded machine a statement's answer, or this process's turn
+ * to read it, came later than that, and the start failed with "Query read timeout" against a
+ * database that was answering.
+ */
 export async function detectPoolMode(config: pg.ClientConfig): Promise<PoolMode> {
   const clients: pg.Client[] = [];
   // A probe client that breaks emits "error"; unheard, it would crash the process. Its query
   // rejects as well, which is what reports the failure.
   const open = async () => {
-    const c = new pg.Client({ ...config, query_timeout: PROBE_QUERY_TIMEOUT_MS });
+    const c = new pg.Client(config);
     c.on("error", () => {});
     clients.push(c);
     await c.connect();

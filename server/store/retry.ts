@@ -28,6 +28,12 @@ const CONNECTION_SQLSTATES: ReadonlyMap<string, string> = new Map([
   ["08003", "connection_does_not_exist"],
   ["08004", "sqlserver_rejected_establishment_of_sqlconnection"],
   ["08006", "connection_failure"],
+  // The server ended a session whose transaction sat idle past idle_in_transaction_session_timeout:
+  // the transaction rolled back with it, so it runs again on a new connection. A client that was
+  // only slow (a process starved on a loaded machine, a GC pause) is sent this, and failing
+  // there failed the start when it came in a migration. A COMMIT it ended is a
+  // CommitOutcomeUnknownError, never retried.
+  ["25P03", "idle_in_transaction_session_timeout"],
 ]);
 
 /** SQLSTATEs of contention: the database answers, and the same transaction again may succeed. */

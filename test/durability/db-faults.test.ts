@@ -85,6 +85,15 @@ describe.skipIf(!DATABASE_URL)("database faults through a TCP proxy (Postgres)",
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const schema = testSchema();
     const appName = `dbfaults-${schema}`;
+    // The schema is migrated first, directly and with the default bounds: the faults are staged
+    // mid-run, and a migration under these short ones (2 s statements, 1 s idle in transaction)
+    // failed its setup on a loaded machine before any fault was staged.
+    const migrator = createPostgresStore({ connectionString: url, schema, applicationName: `${appName}-migrate` });
+    try {
+      await migrator.migrate();
+    } finally {
+      await migrator.close();
+    }
     const store = createPostgresStore({
       connectionString: proxy.url(url),
       schema,

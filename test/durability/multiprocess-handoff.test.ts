@@ -28,7 +28,7 @@ import {
   type Cluster,
 } from "../support/multiprocess-kit.ts";
 import { SETTLE_BOUND_MS, onlyAlive } from "../support/recovery-checks.ts";
-import type { ServerProcess } from "../support/server-process.ts";
+import { SPAWN_READY_BOUND_MS, type ServerProcess } from "../support/server-process.ts";
 import type { SseFrame } from "../support/sse-client.ts";
 
 noticeSkip("multiprocess-handoff");
@@ -54,17 +54,27 @@ describe.skipIf(!DATABASE_URL)("a model answer cut by a stopping instance", () =
     await cluster?.close();
   }, 30_000);
 
-  /** Starts a run on `victim`, stops it once CUT_AT words are in the log, follows the run to its end. */
+  /**
+   * Starts a run on `victim`, stops it once CUT_AT words are in the log, follows the run to its end.
+   * The victim's model stream is held after CUT_AT words until the signal is sent, so the cut is
+   * mid-answer however late this process sees the log: unheld, a loaded machine let the whole
+   * answer land before the signal (one model request, nothing handed over). Once released, the
+   * rest still takes (WORDS - CUT_AT) chunk delays, which the short drain cannot cover.
+   */
   async function cutMidAnswer(victim: ServerProcess, threadId: string, signal: "SIGTERM" | "SIGKILL") {
-    cluster.upstream.script = () => ({ text: words, chunkDelayMs: Math.round(ANSWER_MS / WORDS) });
     const firstRequest = cluster.upstream.requests.length;
+    const chunkDelayMs = Math.round(ANSWER_MS / WORDS);
+    cluster.upstream.script = (_body, n) => (n === firstRequest ? { text: words, chunkDelayMs, holdAfter: CUT_AT } : { text: words, chunkDelayMs });
     await onlyAlive(cluster, victim, b);
     const log = cluster.watch(threadId);
     const startedAt = Date.now();
     const client = followToEnd({ threadId, first: victim, servers: () => cluster.servers.filter((s) => s.alive) });
+    const held = await cluster.upstream.request(firstRequest);
+    await within(10_000, held.held, `the victim's model stream held after word ${CUT_AT}`, () => cluster.output());
     await log.waitFor((e) => e.type === "text.delta" && e.data.delta === words[CUT_AT - 1], 10_000, `word ${CUT_AT} in the log`);
     const stoppedAt = Date.now();
     const exit = victim.kill(signal);
+    held.release(); // a SIGTERM drains with the rest of the answer coming; a SIGKILL closed the stream
     const frames = await within(ANSWER_MS * 3 + SETTLE_BOUND_MS, client.frames, "the client's terminal frame", () => cluster.output());
     const endedAt = Date.now();
     expect((await exit).signal).toBe(signal === "SIGKILL" ? "SIGKILL" : null);
@@ -88,7 +98,8 @@ describe.skipIf(!DATABASE_URL)("a model answer cut by a stopping instance", () =
   }
 
   it("SIGTERM with a drain longer than the answer: it finishes where it started, the model asked once", async () => {
-    const drainMs = ANSWER_MS * 3;
+    // Far longer than the answer: at three answers' length a loaded run saw the drain end first.
+    const drainMs = ANSWER_MS * 10;
     const a = await cluster.spawn("A1", { DRAIN_TIMEOUT_MS: String(drainMs) });
     const threadId = `mp-drain-long-${Date.now()}`;
     const { frames, events, requests, took } = await cutMidAnswer(a, threadId, "SIGTERM");
@@ -98,7 +109,7 @@ describe.skipIf(!DATABASE_URL)("a model answer cut by a stopping instance", () =
     expect(a.output()).toMatch(/"msg":"run ended"/);
     expect(a.output()).not.toMatch(/handing over/);
     timings.push(`[handoff] SIGTERM, drain ${drainMs} ms: finished on ${a.name}, ${requests} model request, ${took.total} ms from the run's start to its end (${took.afterStop} ms after the signal)`);
-  }, ANSWER_MS * 4 + 60_000);
+  }, SPAWN_READY_BOUND_MS + ANSWER_MS * 4 + 60_000);
 
   it("SIGTERM with a drain shorter than the answer: handed over mid-answer, continued on B, every word once", async () => {
     const drainMs = Math.round(ANSWER_MS / 4);
@@ -118,7 +129,7 @@ describe.skipIf(!DATABASE_URL)("a model answer cut by a stopping instance", () =
     const metrics = await (await fetch(`${b.url}/metrics`)).text();
     expect(metrics).toMatch(/^threadline_run_handoffs_total\{direction="in",cut="true"\} [1-9]/m);
     timings.push(`[handoff] SIGTERM, drain ${drainMs} ms: handed over to B mid-answer, ${requests} model requests, ${took.total} ms from the run's start to its end (${took.afterStop} ms after the signal)`);
-  }, ANSWER_MS * 4 + 60_000);
+  }, SPAWN_READY_BOUND_MS + ANSWER_MS * 4 + 60_000);
 
   it("SIGKILL mid-answer: B takes the run over and continues the answer, every word once", async () => {
     const a = await cluster.spawn("A3");
@@ -132,5 +143,5 @@ describe.skipIf(!DATABASE_URL)("a model answer cut by a stopping instance", () =
     expect(events.some((e) => e.type === "workflow.handed_over" || e.type === "stream.withdrawn")).toBe(false);
     await b.waitForOutput(new RegExp(`${threadId}.*recovering a run whose instance stopped heartbeating, at step 0|recovering a run whose instance stopped heartbeating, at step 0.*${threadId}`), 1_000);
     timings.push(`[handoff] SIGKILL: taken over by B after the lease (${LEASE_TTL_MS} ms TTL), ${requests} model requests, ${took.total} ms from the run's start to its end (${took.afterStop} ms after the kill)`);
-  }, ANSWER_MS * 4 + 60_000);
+  }, SPAWN_READY_BOUND_MS + ANSWER_MS * 4 + 60_000);
 });

@@ -15,6 +15,7 @@ import { framesAfter } from "../../protocol/project.ts";
 import { CLIENT_VERSIONS, runClient } from "../support/agui-clients.ts";
 import {
   DATABASE_URL,
+  EVENT_BOUND_MS,
   assertStrictlyIncreasing,
   getThread,
   isContent,
@@ -71,7 +72,7 @@ describe.skipIf(!DATABASE_URL)("takeovers across processes on one Postgres schem
 
     const stream = await postRun(a, STRICT_TOOL_AGENT_ID, { threadId, runId: "r1", text: "run the strict job" });
     await log.waitFor((e) => e.type === "activity.snapshot", 10_000, "the tool running on A");
-    await within(5_000, stream.waitFor((f) => f.event.type === "ACTIVITY_SNAPSHOT"), "the tool's activity on A's stream");
+    await within(EVENT_BOUND_MS, stream.waitFor((f) => f.event.type === "ACTIVITY_SNAPSHOT"), "the tool's activity on A's stream");
 
     const { fromA, rest, live, survivor } = await killAndRecover({
       scenario: "SIGKILL during a tool, agent onRecovery fail", victim: a, survivor: () => b,
@@ -124,7 +125,7 @@ describe.skipIf(!DATABASE_URL)("takeovers across processes on one Postgres schem
     void stream.done.catch(() => {});
     const original = await within(10_000, cluster.upstream.request(first), "A's LLM request");
     await original.held;
-    await log.waitFor((e) => e.type === "text.delta" && e.data.delta === stale[2], 5_000, "the 3rd token in the log");
+    await log.waitFor((e) => e.type === "text.delta" && e.data.delta === stale[2], EVENT_BOUND_MS, "the 3rd token in the log");
 
     const frozenAt = Date.now();
     a.signal("SIGSTOP");
@@ -140,10 +141,10 @@ describe.skipIf(!DATABASE_URL)("takeovers across processes on one Postgres schem
 
     // While A sleeps its model keeps streaming into the socket; then A wakes up with all of it.
     original.release();
-    await within(5_000, original.closed, "the rest of A's stream to be sent");
+    await within(EVENT_BOUND_MS, original.closed, "the rest of A's stream to be sent");
     a.signal("SIGCONT");
     // A learns at its next heartbeat that the lease is gone, and leaves the run to its owner.
-    const verdict = await a.waitForOutput(/run left for recovery|run ended|could not record/, 10_000);
+    const verdict = await a.waitForOutput(/run left for recovery|run ended|could not record/, EVENT_BOUND_MS);
     await a.kill("SIGTERM"); // a graceful stop flushes whatever A still had queued for the log
 
     const events = await cluster.store.read(threadId);
@@ -176,7 +177,7 @@ describe.skipIf(!DATABASE_URL)("takeovers across processes on one Postgres schem
     const stream = await postRun(a, "default", { threadId, runId: "r1", text: "start something" });
     const original = await within(10_000, cluster.upstream.request(first), "A's LLM request");
     await original.held;
-    await within(5_000, stream.waitFor((f) => isContent(f) && f.event.delta === cut[2]), "the 3rd token on A's stream");
+    await within(EVENT_BOUND_MS, stream.waitFor((f) => isContent(f) && f.event.delta === cut[2]), "the 3rd token on A's stream");
 
     const { fromA, rest, live, survivor } = await killAndRecover({
       scenario: "SIGKILL, then a new instance C starts",

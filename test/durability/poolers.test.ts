@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { framesAfter } from "../../protocol/project.ts";
 import { assembledText, followToEnd } from "../support/follow-run.ts";
-import {
+import { EVENT_BOUND_MS,
   assertStrictlyIncreasing,
   connect,
   isContent,
@@ -86,7 +86,7 @@ describe.skipIf(missing !== undefined).each(PATHS)("behind PgBouncer in $mode mo
     await llm.held;
     // B joins while the run is live: everything after this point reaches B only through the doorbell.
     const onB = await connect(b, "default", threadId, "0");
-    await within(5_000, onB.waitFor((f) => isContent(f) && f.event.delta === words[2]), "the first words on B");
+    await within(EVENT_BOUND_MS, onB.waitFor((f) => isContent(f) && f.event.delta === words[2]), "the first words on B");
     llm.release();
     const [fromA, fromB] = await within(15_000, Promise.all([onA.done, onB.done]), "both streams to end", () => cluster.output());
     assertStrictlyIncreasing(fromB);
@@ -105,7 +105,7 @@ describe.skipIf(missing !== undefined).each(PATHS)("behind PgBouncer in $mode mo
     const res = await fetch(`${b.url}/api/threads/${threadId}/cancel`, { method: "POST" });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ cancelled: true, status: "CANCELLED" });
-    expect((await within(5_000, llm.closed, "the model request to close")).aborted).toBe(true);
+    expect((await within(EVENT_BOUND_MS, llm.closed, "the model request to close")).aborted).toBe(true);
     expect(llm.piecesSent).toBe(2);
     const frames = await within(10_000, onA.done, "A's stream to end");
     expect(frames.filter(isTerminal).map((f) => f.event)).toEqual([expect.objectContaining({ type: "RUN_ERROR", code: "CANCELLED" })]);
@@ -122,7 +122,7 @@ describe.skipIf(missing !== undefined).each(PATHS)("behind PgBouncer in $mode mo
     const llm = await within(10_000, cluster.upstream.request(first), "the victim's LLM request");
     await llm.held;
     const onB = await connect(b, "default", threadId, "0");
-    await within(5_000, onB.waitFor((f) => isContent(f) && f.event.delta === words[2]), "the first words on B");
+    await within(EVENT_BOUND_MS, onB.waitFor((f) => isContent(f) && f.event.delta === words[2]), "the first words on B");
     await victim.kill("SIGKILL");
     const frames = await within(SETTLE_BOUND_MS, onB.done, "B's stream to end after the takeover", () => cluster.output());
     assertStrictlyIncreasing(frames);
@@ -172,7 +172,8 @@ describe.skipIf(missing !== undefined).each(PATHS)("behind PgBouncer in $mode mo
       const threadId = threads[i % RUNS]!;
       assertStrictlyIncreasing(frames);
       expect(frames.filter(isTerminal)).toHaveLength(1);
-      expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
+      // The whole event: a RUN_ERROR here says its code and message (seen once under load, unexplained).
+      expect(frames.at(-1)?.event, threadId).toMatchObject({ type: "RUN_FINISHED" });
       expect(assembledText(frames)).toBe(words.join(""));
       expect(frames).toEqual(await projection(threadId));
     }

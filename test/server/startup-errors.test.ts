@@ -20,8 +20,14 @@ import { pgbouncerMissing, startPgBouncer, type PgBouncer } from "../support/pgb
 const DATABASE_URL = process.env.DATABASE_URL;
 /** The bound the server keeps on every refusal: no retry of a refused connection, no hang. */
 const START_BOUND_MS = 5_000;
-/** How long a test waits for the child at all: module loading on a busy machine included. */
-const EXIT_WAIT_MS = 60_000;
+/**
+ * How long a test waits for the child at all: module loading on a busy machine included, and a
+ * first start that makes its PGlite database on disk (31 s alone at load average 19 on 2 cores;
+ * 60 s was not enough for "a start that works" in a loaded run).
+ */
+const EXIT_WAIT_MS = 120_000;
+/** A test's own bound: the child's, and the test's work around it. */
+const TEST_MS = EXIT_WAIT_MS + 30_000;
 
 const tmp = mkdtempSync(join(tmpdir(), "threadline-startup-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -90,7 +96,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
         sentence: new RegExp(`^DATABASE_URL points at 127\\.0\\.0\\.1:${port}, where nothing accepts connections \\(connection refused\\): start Postgres there, or fix the host and port in DATABASE_URL\\.$`),
       },
     );
-  }, 90_000);
+  }, TEST_MS);
 
   it("DATABASE_URL at a server that never answers ends within DB_CONNECT_TIMEOUT_MS", async () => {
     // Accepts the TCP connection and then says nothing: a black-holed database, bounded only by
@@ -110,7 +116,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
     } finally {
       silent.close();
     }
-  }, 90_000);
+  }, TEST_MS);
 
   describe.runIf(!pgbouncerMissing())("behind a PgBouncer that checks passwords (md5)", () => {
     let bouncer: PgBouncer;
@@ -133,7 +139,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
           secret: "hunter2-wrong",
         },
       );
-    }, 90_000);
+    }, TEST_MS);
   });
 
   describe.runIf(DATABASE_URL)("on the test Postgres", () => {
@@ -149,7 +155,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
           sentence: new RegExp(`^DATABASE_DIRECT_URL points at 127\\.0\\.0\\.1:${port}, where nothing accepts connections \\(connection refused\\): start Postgres there, or fix the host and port in DATABASE_DIRECT_URL\\.$`),
         },
       );
-    }, 90_000);
+    }, TEST_MS);
 
     it("a missing database says how to create it", async () => {
       const url = new URL(DATABASE_URL!);
@@ -163,7 +169,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
           sentence: new RegExp(`^The database "${name}" does not exist on ${url.hostname.replaceAll(".", "\\.")}:${url.port || 5432}: create it \\(createdb "${name}", or CREATE DATABASE "${name}"\\), or fix the database name in DATABASE_URL\\.$`),
         },
       );
-    }, 90_000);
+    }, TEST_MS);
 
     it("a user who may not create the schema is told what to grant", async () => {
       const role = `threadline_noprivs_${process.pid}`;
@@ -185,7 +191,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
         await admin.query(`DROP ROLE ${role}`);
         await admin.end();
       }
-    }, 90_000);
+    }, TEST_MS);
   });
 
   it("a DATABASE_URL without a scheme says what it must start with, without echoing it", async () => {
@@ -198,7 +204,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
         secret: "hunter2",
       },
     );
-  }, 90_000);
+  }, TEST_MS);
 
   it("a DATA_DIR that cannot be made names its path", async () => {
     // Root writes anywhere a directory can be: below a file, none can.
@@ -213,7 +219,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
         sentence: new RegExp(`^DATA_DIR ${dataDir} cannot hold the embedded database \\(stat ${dataDir}: ENOTDIR\\): set DATA_DIR to a directory this process can create and write, or give it access to this one\\.$`),
       },
     );
-  }, 90_000);
+  }, TEST_MS);
 
   it("a DATA_DIR under /proc is refused, not waited on", async () => {
     // A recursive mkdir there never returns, and PGlite never opens: the bounded probe answers.
@@ -226,7 +232,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
         sentence: new RegExp(`^DATA_DIR ${dataDir} cannot hold the embedded database \\(mkdir ${dataDir}: ENOENT\\): set DATA_DIR to a directory`),
       },
     );
-  }, 90_000);
+  }, TEST_MS);
 
   it("a MODEL whose provider key is missing is refused at start, naming the variable", async () => {
     await expectRefusal(
@@ -237,7 +243,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
         sentence: /^The model "anthropic:claude-sonnet-4-5" \(MODEL\) needs ANTHROPIC_API_KEY: set ANTHROPIC_API_KEY, or choose another model in MODEL\.$/,
       },
     );
-  }, 90_000);
+  }, TEST_MS);
 
   it("a bare MODEL without an OpenAI key is refused, not answered by the demo", async () => {
     await expectRefusal(
@@ -248,7 +254,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
         sentence: /^MODEL "gpt-4o-mini" names an OpenAI model, and neither OPENAI_API_KEY nor OPENAI_BASE_URL is set: set OPENAI_API_KEY \(or OPENAI_BASE_URL for a compatible server\), or choose "demo" for the offline demo model\.$/,
       },
     );
-  }, 90_000);
+  }, TEST_MS);
 
   it("LOG_LEVEL=debug adds the failure in full after the sentence", async () => {
     const port = await closedPort();
@@ -261,7 +267,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
     const full = server.lines().find((l) => l.level === LEVEL.debug && l.err !== undefined) as (LogLine & { err: { stack: string; type: string } }) | undefined;
     expect(full?.err.type, server.output()).toBe("StartupError");
     expect(full?.err.stack).toMatch(/ECONNREFUSED/);
-  }, 90_000);
+  }, TEST_MS);
 });
 
 describe("a start that works", () => {
@@ -273,7 +279,7 @@ describe("a start that works", () => {
     first = spawnMain({ DATA_DIR: dataDir });
     const listening = await first.waitForLine((l) => /^Threadline listening/.test(l.msg), EXIT_WAIT_MS);
     port = listening.port as number;
-  }, 90_000);
+  }, TEST_MS);
   afterAll(async () => {
     const exit = await first?.kill();
     expect(exit?.code).toBe(0);
@@ -300,5 +306,5 @@ describe("a start that works", () => {
     expect(second.lines().filter((l) => /event store|migrat|recover/i.test(l.msg)), second.output()).toEqual([]);
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
-  }, 90_000);
+  }, TEST_MS);
 });

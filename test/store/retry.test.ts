@@ -1,3 +1,4 @@
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { CommitOutcomeUnknownError } from "../../server/store/errors.ts";
 import { isTransientError, withRetry } from "../../server/store/retry.ts";
@@ -53,5 +54,41 @@ describe("retry", () => {
     const outage = () => (++calls <= 20 ? Promise.reject(new Error("Query read timeout")) : Promise.resolve("ok"));
     await expect(withRetry(outage, { maxElapsedMs: 10_000, baseDelayMs: 1, maxDelayMs: 2 })).resolves.toBe("ok");
     expect(calls).toBe(21);
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)("retry against Postgres", () => {
+  it("a transaction the server ended for sitting idle (this process too busy to go on) runs again", async () => {
+    const errors: unknown[] = [];
+    let attempts = 0;
+    const one = await withRetry(
+      async () => {
+        attempts++;
+        const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+        client.on("error", () => {}); // the FATAL also reaches the client; the query reports it
+        await client.connect();
+        try {
+          await client.query("begin");
+          await client.query("set local idle_in_transaction_session_timeout = 100");
+          // Starved past the server's bound: the server ends the session before the next statement.
+          if (attempts === 1) {
+            const until = performance.now() + 600;
+            while (performance.now() < until);
+          }
+          const { rows } = await client.query<{ one: number }>("select 1 as one");
+          await client.query("commit");
+          return rows[0]!.one;
+        } catch (err) {
+          errors.push(err);
+          throw err;
+        } finally {
+          await client.end().catch(() => {});
+        }
+      },
+      { baseDelayMs: 1 },
+    );
+    expect(one).toBe(1);
+    expect(attempts).toBe(2);
+    expect(errors).toMatchObject([{ code: "25P03" }]);
   });
 });

@@ -20,10 +20,23 @@ import { postSse, type SseFrame, type SseStream } from "./sse-client.ts";
 
 export const DATABASE_URL = process.env.DATABASE_URL;
 
-/** Short on purpose: recovery after a crash is bounded by TTL + sweep interval. */
-export const LEASE_TTL_MS = 1500;
+/**
+ * Short on purpose (recovery after a crash is bounded by TTL + sweep interval), but not shorter
+ * than the gaps a loaded machine puts between a live server's beats: at 1.5 s, on 2 cores with
+ * a run queue of 20, a server streaming an answer went 3.4 s and more without a beat, another
+ * instance took its run over, and the hand-off and takeover tests saw a recovery they had not
+ * caused. Three beats per TTL: a lease survives four seconds without one.
+ */
+export const LEASE_TTL_MS = 6_000;
 export const SWEEP_INTERVAL_MS = sweepIntervalMs(LEASE_TTL_MS);
 export const HEARTBEAT_MS = Math.max(50, Math.floor(LEASE_TTL_MS / 3));
+/**
+ * The bound on one event a test awaits from a live server process (a token on a stream, a line
+ * of its log): it only says the test waited long enough. At 5 s, on 2 cores with a run queue of
+ * 20, "the 3rd token on A's stream" and "the first words on B" were missed by processes that were
+ * only slow.
+ */
+export const EVENT_BOUND_MS = 20_000;
 
 /** Prints, once per file, why the suite did not run. */
 export function noticeSkip(suite: string): void {

@@ -96,6 +96,13 @@ function installExitHook(): void {
   });
 }
 
+/**
+ * How long a spawned server may take to print "listening": its TypeScript loads through tsx,
+ * then it migrates and probes the database. At 30 s a start on a loaded 2-core machine (CPU
+ * pressure at 99%) did not make it, stalled between its first log lines and "listening".
+ */
+export const SPAWN_READY_BOUND_MS = 60_000;
+
 export async function spawnServer(opts: SpawnServerOptions): Promise<ServerProcess> {
   installExitHook();
   const env = childEnv({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...opts.env });
@@ -131,7 +138,7 @@ export async function spawnServer(opts: SpawnServerOptions): Promise<ServerProce
   createInterface({ input: child.stderr! }).on("line", (line) => append(`${line}\n`));
 
   const port = await new Promise<number>((resolve, reject) => {
-    const timeoutMs = opts.readyTimeoutMs ?? 30_000;
+    const timeoutMs = opts.readyTimeoutMs ?? SPAWN_READY_BOUND_MS;
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`server ${opts.name} did not print "listening <port>" within ${timeoutMs} ms:\n${output}`));

@@ -3,9 +3,6 @@
  * schema of the Postgres at DATABASE_URL), the default model on OpenAI's protocol pointed at an
  * aimock upstream (or the model given), listening on a loopback port.
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Logger, pino } from "pino";
 import type { AgentDefinition } from "../../server/agents/define.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
@@ -18,6 +15,7 @@ import type { CommonStoreOptions } from "../../server/store/store.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import type { DatabaseOption } from "../../server/options.ts";
 import { createThreadline, type Threadline } from "../../server/threadline.ts";
+import { removeTestDataDir, testDataDir } from "./data-dirs.ts";
 import { freshClusterFiles } from "./pglite.ts";
 import { testSchema } from "./schemas.ts";
 
@@ -72,10 +70,19 @@ export interface TestServerOptions {
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
+  // Workspaces (the coding agent's) go to a directory of this server's own, removed on close,
+  // when its start fails, or when the file ends (data-dirs.ts).
+  const dataDir = testDataDir();
+  try {
+    return await startIn(dataDir, opts);
+  } catch (err) {
+    removeTestDataDir(dataDir);
+    throw err;
+  }
+}
+
+async function startIn(dataDir: string, opts: TestServerOptions): Promise<TestServer> {
   const store = opts.database ? undefined : (opts.store ?? openStore(opts.backend));
-  // Workspaces (the coding agent's) go to a directory of this server's own, removed on close.
-  const dataDir = mkdtempSync(join(tmpdir(), "threadline-test-"));
-  chmodSync(dataDir, 0o711); // the sandbox's user (when tests run as root) must reach the workspaces
   const config = loadConfig({
     LOG_LEVEL: "silent",
     ...(opts.llmUrl !== undefined && { OPENAI_BASE_URL: opts.llmUrl, OPENAI_API_KEY: "test", OPENAI_MODEL: "gpt-4o-mini" }),
@@ -87,17 +94,26 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     LLM_READ_TIMEOUT_MS: String(opts.readTimeoutMs ?? 10_000),
     ...opts.env,
   });
-  const threadline = await createThreadline({
-    config,
-    ...(opts.database ? { database: opts.database.option, ...(opts.database.schema !== undefined && { schema: opts.database.schema }) } : { store }),
-    logger: opts.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    ...(opts.drainTimeoutMs !== undefined && { drainTimeoutMs: opts.drainTimeoutMs }),
-    agents: typeof opts.agents === "function" ? opts.agents(config) : (opts.agents ?? [defaultAgent({ planStepDelayMs: 20 })]),
-    ...(opts.model !== undefined && { model: opts.model }),
-    leaseOwner: opts.leaseOwner,
-    ...(opts.workspace && { workspace: opts.workspace(config) }),
-  });
-  const port = await threadline.listen(0, "127.0.0.1");
+  let threadline: Threadline | undefined;
+  let port: number;
+  try {
+    threadline = await createThreadline({
+      config,
+      ...(opts.database ? { database: opts.database.option, ...(opts.database.schema !== undefined && { schema: opts.database.schema }) } : { store }),
+      logger: opts.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+      ...(opts.drainTimeoutMs !== undefined && { drainTimeoutMs: opts.drainTimeoutMs }),
+      agents: typeof opts.agents === "function" ? opts.agents(config) : (opts.agents ?? [defaultAgent({ planStepDelayMs: 20 })]),
+      ...(opts.model !== undefined && { model: opts.model }),
+      leaseOwner: opts.leaseOwner,
+      ...(opts.workspace && { workspace: opts.workspace(config) }),
+    });
+    port = await threadline.listen(0, "127.0.0.1");
+  } catch (err) {
+    // A start that failed (its migration, its database) still opened what it got to.
+    await threadline?.close().catch(() => undefined);
+    if (store && !opts.store) await store.close().catch(() => undefined);
+    throw err;
+  }
   return {
     url: `http://127.0.0.1:${port}`,
     threadline,
@@ -105,7 +121,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     async close() {
       await threadline.close();
       if (store && !opts.store) await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      removeTestDataDir(dataDir);
     },
   };
 }

@@ -2,7 +2,7 @@
  * A real TCP proxy on 127.0.0.1 for fault tests: the server under test connects through it to
  * Postgres, and the test decides what the network does.
  *
- *   pass       forward both ways (optionally delaying every chunk)
+ *   pass       forward both ways (optionally delaying every chunk, or one chosen chunk)
  *   reset()    reset every open connection (RST), then go on in the current mode
  *   refuse     close the listening socket: new connections get ECONNREFUSED
  *   reset      reset every open connection, and every new one as soon as it is accepted (RST):
@@ -36,6 +36,11 @@ export interface TcpProxy {
    * point of the protocol, say the COMMIT of a transaction. Resolves then.
    */
   blackholeOn(match: (chunk: Buffer) => boolean | number): Promise<void>;
+  /**
+   * Delays the first chunk from a client that matches by `ms` (in pass mode), and only that one:
+   * a database slow to answer one chosen statement. Resolves when the chunk is forwarded.
+   */
+  delayOnce(match: (chunk: Buffer) => boolean, ms: number): Promise<void>;
   /** RST on both sides of every open connection */
   reset(): void;
   /** connections accepted so far */
@@ -53,6 +58,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let port = 0;
 
   let trigger: { match: (chunk: Buffer) => boolean | number; fired: () => void } | undefined;
+  let slow: { match: (chunk: Buffer) => boolean; ms: number; forwarded: () => void } | undefined;
 
   const forward = (from: net.Socket, to: net.Socket, fromClient: boolean) => {
     from.on("data", (chunk: Buffer) => {
@@ -65,7 +71,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         trigger = undefined;
       }
       if (mode === "blackhole") return; // dropped
-      if (delayMs === 0) {
+      const once = fromClient && slow?.match(chunk) ? slow : undefined;
+      if (once) slow = undefined;
+      const wait = once ? once.ms : delayMs;
+      if (wait === 0) {
         to.write(chunk);
         return;
       }
@@ -74,7 +83,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       setTimeout(() => {
         if (mode !== "blackhole" && !to.destroyed) to.write(chunk);
         from.resume();
-      }, delayMs);
+        once?.forwarded();
+      }, wait);
     });
     from.on("close", () => {
       if (mode !== "blackhole") to.destroy();
@@ -162,6 +172,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     blackholeOn(match) {
       return new Promise<void>((fired) => {
         trigger = { match, fired };
+      });
+    },
+    delayOnce(match, ms) {
+      return new Promise<void>((forwarded) => {
+        slow = { match, ms, forwarded };
       });
     },
     setDelay(ms) {
