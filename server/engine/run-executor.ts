@@ -119,12 +119,12 @@ export class RunExecutor {
   }
 
   /**
-   * The thread's next run may start here while the last one is still in its tail (its end
-   * committed, its settle hooks running): it takes the thread's entry, and the old run's finally
-   * leaves it alone. A second live execution of one run never reaches this: the sweep does not
-   * claim a thread executing here (sql/leases.ts claimExpiredLeases). Rejected: refusing a
-   * thread that has an entry, which failed every queued follow-up and every resume under the
-   * interrupted run's own id (they start from the previous run's settle).
+   * A thread's next run may start here while the last one is still in its tail (its end
+   * committed, which freed the lease, and its promise not yet settled): it takes the thread's
+   * entry, and the old run's finally leaves it alone. A second live execution of one run never
+   * reaches this: the sweep does not claim a thread executing here (sql/leases.ts
+   * claimExpiredLeases). Rejected: refusing a thread that has an entry, which failed follow-ups
+   * and resumes under the interrupted run's own id that arrive in that tail.
    */
   execute(p: ExecuteParams): void {
     const controller = new AbortController();
@@ -142,10 +142,10 @@ export class RunExecutor {
       tokens: noTokens(),
     };
     this.#runs.set(p.threadId, local);
-    // The thread's queue is handed on once the run is no longer among this process's runs: its
-    // next run executes here too, and execute() refuses a thread whose run is still listed.
-    // Rejected: handing it on from inside the run (as before), which made every queued run
-    // behind a run that settled here fail to start, and wait for its lease to expire.
+    // The thread's queue is handed on once the run is no longer among this process's runs, so
+    // the queued run, which executes here too, finds the thread's entry free and the sweep's
+    // exclusion list without the old run. Rejected: handing it on from inside the run, which
+    // overlapped the two runs' entries.
     local.done = this.#run(p, local)
       .catch((err: unknown) => this.#failUnowned(p, local, err))
       .finally(() => {
