@@ -1,17 +1,20 @@
 /**
  * An AG-UI agent object's run (any @ag-ui/client AbstractAgent: HttpAgent, CopilotKit's
  * BuiltInAgent, LangGraph, Mastra...) as the async iterable the engine ingests
- * (engine/foreign/ingest.ts). The agent runs through its own `runAgent`, so the middlewares the
- * runtime attached to it (`agent.use`) apply, as they would under CopilotKit's own runner.
- * Rejected: subscribing to `agent.run(input)` directly, which skips them.
+ * (engine/foreign/ingest.ts): the agent's `run(input)` Observable through the middlewares the
+ * runtime attached to it (`agent.use`, chained as the client's own runAgent chains them), so they
+ * apply as under CopilotKit's own runner. Rejected: `agent.runAgent`, whose verify and apply
+ * stages fail a whole run on an event after its end (ingestion ignores those, as for remote
+ * agents) and deliver events through asynchronous subscribers that can lose the end to the error.
  *
  * The agent pushes; the engine pulls. Events wait in a queue of at most `max` (AGENT_EVENTS_MAX):
- * an agent that outruns the log by more than that is stopped and its run fails, rather than
+ * an agent that outruns the log by more than that is unsubscribed and its run fails, rather than
  * holding an unbounded queue in memory. Rejected: dropping events past the bound (the log would
  * hold a different run from the one the agent made). When `signal` aborts (cancel, a lost
- * lease, a drain), the agent's run is aborted where it runs (`abortRun`).
+ * lease, a drain), the subscription ends and the agent is aborted where it runs (`abortRun`).
  */
 import type { RunAgentInput } from "@ag-ui/core";
+import type { Observable, Subscription } from "rxjs";
 import { RunFailure } from "../engine/errors.ts";
 import type { ForeignCodes } from "../engine/foreign/ingest.ts";
 
@@ -20,12 +23,15 @@ export const AGENT_EVENTS_MAX = 10_000;
 
 /** What the runner uses of an @ag-ui/client AbstractAgent (0.0.x and 1.x alike). */
 export interface RunnableAgent {
-  threadId: string;
-  setMessages(messages: never[]): void;
-  setState(state: never): void;
-  runAgent(parameters: Record<string, unknown>, subscriber: { onEvent(p: { event: unknown }): void }): Promise<unknown>;
+  run(input: RunAgentInput): Observable<unknown>;
   abortRun(): void;
 }
+
+/** A middleware as the client chains them (`Middleware.run(input, next)`). */
+interface ChainedMiddleware {
+  run(input: RunAgentInput, next: Chain): Observable<unknown>;
+}
+type Chain = { run(input: RunAgentInput): Observable<unknown> };
 
 export async function* agentEvents(agent: RunnableAgent, input: RunAgentInput, signal: AbortSignal, codes: ForeignCodes, max = AGENT_EVENTS_MAX): AsyncGenerator<unknown, void, undefined> {
   const queue: unknown[] = [];
@@ -36,46 +42,41 @@ export async function* agentEvents(agent: RunnableAgent, input: RunAgentInput, s
     wake?.();
     wake = undefined;
   };
-  const abort = () => {
+  let subscription: Subscription | undefined;
+  const stop = () => {
+    subscription?.unsubscribe();
     stopAgent(agent);
+  };
+  const abort = () => {
+    stop();
     nudge();
   };
   signal.addEventListener("abort", abort, { once: true });
-  // The agent starts from the log's conversation and state (remoteInput), not from what the
-  // client sent to the runtime: a follow-up carries every earlier turn, from any instance.
-  agent.threadId = input.threadId;
-  agent.setMessages(structuredClone(input.messages) as never[]);
-  agent.setState(structuredClone(input.state ?? {}) as never);
-  const running = agent.runAgent(
-    {
-      runId: input.runId,
-      tools: input.tools,
-      context: input.context,
-      forwardedProps: input.forwardedProps,
-      ...(input.resume !== undefined && { resume: input.resume }),
-    },
-    {
-      onEvent: ({ event }) => {
+  try {
+    // `middlewares` is the client's own (private in its types, the same in 0.0.x and 1.x): the
+    // chain its runAgent builds, first middleware outermost, the agent's run innermost.
+    const middlewares = (agent as unknown as { middlewares?: ChainedMiddleware[] }).middlewares ?? [];
+    const chain = middlewares.reduceRight<Chain>((next, m) => ({ run: (i) => m.run(i, next) }), agent);
+    subscription = chain.run(structuredClone(input)).subscribe({
+      next: (event) => {
         if (overflowed) return;
         if (queue.length >= max) {
           overflowed = true;
-          stopAgent(agent);
+          stop();
         } else queue.push(event);
         nudge();
       },
-    },
-  );
-  running.then(
-    () => {
-      ended = {};
-      nudge();
-    },
-    (failure: unknown) => {
-      ended = { failure };
-      nudge();
-    },
-  );
-  try {
+      error: (failure: unknown) => {
+        ended = { failure };
+        nudge();
+      },
+      complete: () => {
+        ended = {};
+        nudge();
+      },
+    });
+    // An agent that overflowed while subscribe() was still emitting (a synchronous source).
+    if (overflowed) subscription.unsubscribe();
     for (;;) {
       while (queue.length > 0) yield queue.shift();
       if (overflowed) {
@@ -96,7 +97,7 @@ export async function* agentEvents(agent: RunnableAgent, input: RunAgentInput, s
     signal.removeEventListener("abort", abort);
     // The engine stopped reading before the agent ended (its RUN_FINISHED was taken, or the run
     // failed on a malformed event): nothing else will read the rest.
-    if (!ended) stopAgent(agent);
+    if (!ended) stop();
   }
 }
 
