@@ -176,6 +176,35 @@ describe.each(backends())("agentRunner() on %s", (backend) => {
   });
 });
 
+describe.each(backends())("agentRunner() recovery on %s", (backend) => {
+  it("a run whose agent lived only in a dead instance (in no registry here) ends with the RUN_ERROR its admission recorded, never AGENT_NOT_FOUND", async () => {
+    const store = openStore(backend);
+    await store.migrate();
+    const threadId = "runner-lost";
+    const onLost = { code: "RUNNER_RUN_LOST", message: "The server running this agent stopped." };
+    await store.ensureThread(threadId, "apps-own-agent");
+    await store.append(threadId, [
+      { type: "thread.created", data: { agentId: "apps-own-agent" } },
+      { type: "run.accepted", data: { runId: "r1", tools: [], context: [], onLost } },
+      { type: "message.appended", data: { runId: "r1", source: "input", message: { id: "u1", role: "user", content: "hello" } } },
+      { type: "workflow.started", data: { runId: "r1" } },
+      { type: "text.started", data: { runId: "r1", messageId: "msg-1" } },
+      { type: "text.delta", data: { runId: "r1", messageId: "msg-1", delta: "half an ans" } },
+    ]);
+    // The dead instance's lease, already expired by the database clock.
+    expect(await store.acquireLease(threadId, "dead-instance", 0)).toBe(true);
+    const server = await startTestServer({ backend, store });
+    try {
+      await eventually(async () => (await store.getThread(threadId))?.status, (s) => s === "FAILED", "the run failed by recovery");
+      const failed = (await store.read(threadId)).filter((e) => e.type === "workflow.failed");
+      expect(failed.map((e) => e.data)).toEqual([{ runId: "r1", error: onLost }]);
+    } finally {
+      await server.close();
+      await store.close();
+    }
+  });
+});
+
 describe.skipIf(!process.env.DATABASE_URL)("agentRunner(): the instance running the app's agent dies", () => {
   it("SIGKILL mid-run: the other instance ends the run RUN_ERROR RUNNER_RUN_LOST within the lease bound, for every follower", async () => {
     const LEASE_TTL_MS = 1_500;
