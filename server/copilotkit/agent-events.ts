@@ -14,24 +14,35 @@
  * lease, a drain), the subscription ends and the agent is aborted where it runs (`abortRun`).
  */
 import type { RunAgentInput } from "@ag-ui/core";
-import type { Observable, Subscription } from "rxjs";
 import { RunFailure } from "../engine/errors.ts";
 import type { ForeignCodes } from "../engine/foreign/ingest.ts";
 
 /** Events an agent may have sent that the log has not taken yet; past it, the run fails. */
 export const AGENT_EVENTS_MAX = 10_000;
 
-/** What the runner uses of an @ag-ui/client AbstractAgent (0.0.x and 1.x alike). */
+/**
+ * What the runner uses of an @ag-ui/client AbstractAgent (0.0.x and 1.x alike). Its run is an rxjs
+ * Observable, described by the little used of it: threadline's declarations cannot name rxjs
+ * (only CopilotKit's runtime, an optional peer, brings it).
+ */
 export interface RunnableAgent {
-  run(input: RunAgentInput): Observable<unknown>;
+  run(input: RunAgentInput): EventSource;
   abortRun(): void;
+}
+
+interface Subscription {
+  unsubscribe(): void;
+}
+
+interface EventSource {
+  subscribe(observer: { next(event: unknown): void; error(err: unknown): void; complete(): void }): Subscription;
 }
 
 /** A middleware as the client chains them (`Middleware.run(input, next)`). */
 interface ChainedMiddleware {
-  run(input: RunAgentInput, next: Chain): Observable<unknown>;
+  run(input: RunAgentInput, next: Chain): EventSource;
 }
-type Chain = { run(input: RunAgentInput): Observable<unknown> };
+type Chain = { run(input: RunAgentInput): EventSource };
 
 export async function* agentEvents(agent: RunnableAgent, input: RunAgentInput, signal: AbortSignal, codes: ForeignCodes, max = AGENT_EVENTS_MAX): AsyncGenerator<unknown, void, undefined> {
   const queue: unknown[] = [];
