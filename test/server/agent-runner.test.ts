@@ -127,6 +127,24 @@ describe.each(backends())("agentRunner() on %s", (backend) => {
     expect(reload.reply()).toBe("You said: hi there. This is turn 1. You said: and then. This is turn 2. ");
   });
 
+  it.each(CORE_VERSIONS)("CopilotKit core %s: the agent's interrupt waits in the log; the answer through the other instance resumes it", async (version) => {
+    const threadId = `runner-ask-${version}-${Date.now()}`;
+    const chat = ckSession(version, appA, "remote", threadId);
+    await chat.say("ask");
+    expect(chat.finishes.at(-1)).toMatchObject({ outcome: "interrupt", interrupts: [expect.objectContaining({ message: "Which city?" })] });
+    expect((await store.getThread(threadId))?.status).toBe("WAITING");
+    // A reload elsewhere sees the question, and answers it there.
+    const other = ckSession(version, appB, "remote", threadId);
+    await other.connect();
+    expect(other.finishes.at(-1)).toMatchObject({ outcome: "interrupt" });
+    const asked = other.finishes.at(-1)!.interrupts[0]!;
+    expect(await other.answer([{ id: asked.id, payload: "Paris" }])).toEqual(["resume"]);
+    expect(other.runErrors).toEqual([]);
+    expect(other.reply()).toContain('You chose "Paris".');
+    const sent = (await remote.received()).filter((r) => r.threadId === threadId);
+    expect(sent.at(-1)?.resume).toEqual([expect.objectContaining({ interruptId: asked.id, status: "resolved", payload: "Paris" })]);
+  });
+
   it("isRunning reads the thread's status; stop through the other instance ends the run and aborts the agent's request; a second run meanwhile is refused", async () => {
     const threadId = `runner-stop-${Date.now()}`;
     const runId = `runner-stop-${backend}`; // the remote records disconnects by run id
