@@ -23,6 +23,8 @@ export interface AgentRunnerOptions {
    * the request for runs and connects. The runtime calls stop and isRunning with a thread id and
    * nothing else, so with a function they act on the thread as stored, whoever asks: authorize
    * the runtime's stop route in your own middleware when tenants must not stop each other's runs.
+   * The headers are the client's: derive the tenant from what your auth verifies (a token's
+   * claims), never from a header a client could set to another tenant's name.
    */
   tenant?: string | ((request: AgentRunnerRequest) => string | Promise<string>);
 }
