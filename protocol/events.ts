@@ -63,6 +63,12 @@ export const RunAcceptedSchema = event(
      * before it was kept, and for runs appended without a request.
      */
     requestId: RequestIdSchema.optional(),
+    /**
+     * The RUN_ERROR recovery ends this run with if its instance stops: set when the agent lives
+     * only in the process that admitted it (an application's own agent, through agentRunner()),
+     * so no other instance can execute it nor find it in its registry.
+     */
+    onLost: z.object({ code: z.string().min(1).max(64), message: z.string().min(1).max(1000) }).optional(),
   }),
 );
 

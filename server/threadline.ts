@@ -16,6 +16,8 @@ import { workspaceHostFromConfig, type WorkspaceHost } from "./workspace/tools.t
 import { defaultAgent } from "./agents/default-agent.ts";
 import { demoAgents } from "./agents/demos/index.ts";
 import type { Config } from "./config.ts";
+import { ThreadlineAppRunner } from "./copilotkit/app-runner.ts";
+import type { AgentRunnerOptions, ThreadlineRunner } from "./copilotkit/app-runner-types.ts";
 import { lazyCopilotkitHandler, type LazyCopilotkit } from "./copilotkit/lazy.ts";
 import { openDatabase } from "./database.ts";
 import { Engine } from "./engine/engine.ts";
@@ -53,6 +55,13 @@ export interface Threadline {
    * install, and the handler answers 503 COPILOTKIT_RUNTIME_MISSING.
    */
   copilotkit(): RequestHandler;
+  /**
+   * CopilotKit's AgentRunner for an application's own runtime, whatever its agents are:
+   * `new CopilotRuntime({ agents, runner: threadline.agentRunner() })`. Every run's events go to
+   * the thread's log, so reloads, other tabs and other instances read Postgres, stop works from
+   * any instance, and a run whose instance dies ends with RUN_ERROR RUNNER_RUN_LOST.
+   */
+  agentRunner(options?: AgentRunnerOptions): ThreadlineRunner;
   /**
    * Liveness (`GET /healthz`), readiness (`GET /readyz`: the database answers and is migrated)
    * and Prometheus metrics (`GET /metrics`, behind METRICS_TOKEN or the API keys), relative:
@@ -103,6 +112,8 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
     metrics: metrics.registry,
     router: handlers.router,
     copilotkit: handlers.copilotkit,
+    agentRunner: (options) =>
+      new ThreadlineAppRunner({ engine, store, logger, metrics, workspaces: parts.workspace.workspaces, started: () => started }, options),
     health: handlers.health,
     client: handlers.client,
     get app() {

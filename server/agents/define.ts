@@ -23,6 +23,7 @@ import {
   type StateInContext,
   type StateInContextOption,
 } from "./state-options.ts";
+import type { ForeignSource } from "../engine/foreign/source.ts";
 import type { RemoteEndpoint } from "./remote-endpoint.ts";
 import { type Welcome, WelcomeSchema } from "./welcome.ts";
 
@@ -202,6 +203,12 @@ export interface AgentDefinition {
    * ingests (engine/foreign/), instead of the engine's own loop of model requests and tools.
    */
   remote?: RemoteEndpoint;
+  /**
+   * Set for an agent that runs in this process and is not in the registry (agentRunner(): an
+   * application's CopilotKit runtime hands over its own agent per run): the run is the source's
+   * events, ingested as a remote's are; recovery fails it with `lost` (run.accepted keeps it).
+   */
+  foreign?: ForeignSource;
 }
 
 export interface AgentInput {

@@ -277,6 +277,7 @@ function firstEvents(
       context: input.context ?? [],
       ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),
       ...(plan.requestId !== undefined && { requestId: plan.requestId }),
+      ...(agent.foreign && { onLost: agent.foreign.lost }),
     },
   });
   if (fork) {

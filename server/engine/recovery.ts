@@ -52,6 +52,13 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
     const { requestId } = accepted.data;
     const run: RunFacts = { threadId, runId, tenantId: row.tenantId, agentId: row.agentId, ...(requestId !== undefined && { requestId }) };
     log = core.logger.child({ threadId, runId, ...(requestId !== undefined && { requestId }) });
+    // An agent that lived only in the stopped instance (agentRunner()): it cannot go on anywhere,
+    // and it is in no registry here, so its run says why it ended as its admission recorded.
+    if (accepted.data.onLost) {
+      log.info("failing a run whose agent lived only in the instance that stopped");
+      await failRun(core, run, accepted.data.onLost, log);
+      return;
+    }
     if (!agent) {
       await failRun(core, run, { code: "AGENT_NOT_FOUND", message: `Agent "${row.agentId}" is not hosted here any more.` }, log);
       return; // the failure's commit freed the lease

@@ -16,7 +16,7 @@ import type { AbortReason } from "./errors.ts";
 import { handOver, type OnHandOff } from "./handoff.ts";
 import { type EngineObserver, noTokens, type RunEndOutcome, type RunFacts, type RunProbe, type TokenTotals } from "./observer.ts";
 import { endOf, reportRunEnd } from "./run-end.ts";
-import { runRemote } from "./foreign/remote-run.ts";
+import { runForeign, runRemote } from "./foreign/remote-run.ts";
 import { runLoop, type RunOutcome } from "./run-loop.ts";
 import { RunWriter } from "./run-writer.ts";
 
@@ -285,9 +285,10 @@ export class RunExecutor {
     };
     let outcome: RunOutcome;
     try {
-      // A remote agent's run is its endpoint's stream, not the engine's loop (foreign/remote-run.ts).
-      const remote = p.agent.remote;
-      outcome = await local.probe.within(() => (remote ? runRemote(ctx, remote) : runLoop(ctx)));
+      // A remote agent's run is its endpoint's stream, an in-process foreign agent's its source's,
+      // not the engine's loop (foreign/remote-run.ts).
+      const { remote, foreign } = p.agent;
+      outcome = await local.probe.within(() => (foreign ? runForeign(ctx, foreign.events, foreign.codes) : remote ? runRemote(ctx, remote) : runLoop(ctx)));
     } finally {
       watcherStop.abort();
       await watcher;

@@ -21,6 +21,8 @@
  * go to stderr. SIGTERM/SIGINT close it gracefully (its leases are released for recovery).
  */
 import { appendFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentDefinition } from "../../server/agents/define.ts";
@@ -93,8 +95,21 @@ const agents = wanted.map((name) => {
 
 const logger = pino({ level: config.LOG_LEVEL, base: { instance: leaseOwner } }, pino.destination(2));
 const threadline = await createThreadline({ config, agents, logger, leaseOwner });
-const port = await threadline.listen(config.PORT, "127.0.0.1");
+const port = env.CHILD_RUNNER_AGENT_URL ? await listenWithRunnerRuntime(env.CHILD_RUNNER_AGENT_URL) : await threadline.listen(config.PORT, "127.0.0.1");
 process.stdout.write(`listening ${port}\n`);
+
+/**
+ * CHILD_RUNNER_AGENT_URL: an application's own CopilotKit runtime on threadline.agentRunner() at
+ * /app/copilotkit (its agent "remote" an HttpAgent at that URL), beside Threadline's app.
+ */
+async function listenWithRunnerRuntime(agentUrl: string): Promise<number> {
+  const { runnerRuntimeListener, RUNNER_BASE } = await import("./runner-runtime.ts");
+  const runtime = runnerRuntimeListener(threadline.agentRunner(), agentUrl);
+  await threadline.start();
+  const server = createServer((req, res) => (req.url?.startsWith(`${RUNNER_BASE}/`) ? runtime(req, res) : threadline.app(req, res)));
+  await new Promise<void>((resolve, reject) => server.listen(config.PORT, "127.0.0.1", resolve).once("error", reject));
+  return (server.address() as AddressInfo).port;
+}
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -9,16 +9,22 @@ import type { RemoteEndpoint } from "../../agents/remote-endpoint.ts";
 import { RunAborted, RunFailure } from "../errors.ts";
 import type { RunContext } from "../run-context.ts";
 import { type RunOutcome, unresolvedToolCalls } from "../run-loop.ts";
-import { ingestForeignRun, REMOTE_CODES } from "./ingest.ts";
+import { type ForeignCodes, ingestForeignRun, REMOTE_CODES } from "./ingest.ts";
+import type { ForeignEvents } from "./source.ts";
 import { remoteEvents } from "./remote-stream.ts";
 
-export async function runRemote(ctx: RunContext, endpoint: RemoteEndpoint): Promise<RunOutcome> {
+export function runRemote(ctx: RunContext, endpoint: RemoteEndpoint): Promise<RunOutcome> {
+  return runForeign(ctx, (input, signal) => remoteEvents(endpoint, input, signal), REMOTE_CODES);
+}
+
+/** A foreign agent's run: `events` is its stream for the input built from the log (remoteInput). */
+export async function runForeign(ctx: RunContext, events: ForeignEvents, codes: ForeignCodes): Promise<RunOutcome> {
   try {
     if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
     const input = remoteInput(ctx);
-    const end = await ingestForeignRun(ctx, remoteEvents(endpoint, input, ctx.signal), REMOTE_CODES);
+    const end = await ingestForeignRun(ctx, events(input, ctx.signal), codes);
     await ctx.writer.flush();
-    if (end.kind === "interrupted") return await waitFor(ctx, end.interrupts, end.added);
+    if (end.kind === "interrupted") return await waitFor(ctx, end.interrupts, end.added, codes);
     ctx.messages.push(...end.added);
     // Calls the remote made to the client's tools and left without a result: the thread waits for
     // the client's results, as after the engine's own model calls a frontend tool (run-loop.ts).
@@ -30,7 +36,7 @@ export async function runRemote(ctx: RunContext, endpoint: RemoteEndpoint): Prom
     const reason = ctx.abortReason();
     if (reason) return { kind: "aborted", reason };
     if (err instanceof RunFailure) return { kind: "failed", code: err.code, message: err.message };
-    ctx.logger.error({ err }, "remote run failed on an unexpected error");
+    ctx.logger.error({ err }, "foreign run failed on an unexpected error");
     return { kind: "failed", code: "INTERNAL_ERROR", message: `The run failed on an internal error: ${err instanceof Error ? err.message : String(err)}` };
   }
 }
@@ -66,12 +72,12 @@ export function remoteInput(ctx: RunContext): RunAgentInput {
  * ids are kept: the answer goes back to it under them. A remote interrupt about no tool call is
  * recorded against its own id as the call (the log's record needs one).
  */
-async function waitFor(ctx: RunContext, interrupts: Interrupt[], added: Message[]): Promise<RunOutcome> {
-  if (interrupts.length === 0) throw new RunFailure(REMOTE_CODES.malformed, "The remote agent ended its run with an interrupt outcome that names no interrupt. Fix the agent, then send your message again.");
+async function waitFor(ctx: RunContext, interrupts: Interrupt[], added: Message[], codes: ForeignCodes): Promise<RunOutcome> {
+  if (interrupts.length === 0) throw new RunFailure(codes.malformed, `${codes.name} ended its run with an interrupt outcome that names no interrupt. Fix the agent, then send your message again.`);
   const parent = [...added].reverse().find((m) => m.role === "assistant")?.id ?? ctx.messages.findLast((m) => m.role === "assistant")?.id;
   for (const i of interrupts) {
     if (ctx.interrupts.has(i.id)) {
-      throw new RunFailure(REMOTE_CODES.malformed, `The remote agent asked interrupt "${i.id}" again; every interrupt needs a new id. Fix the agent, then send your message again.`);
+      throw new RunFailure(codes.malformed, `${codes.name} asked interrupt "${i.id}" again; every interrupt needs a new id. Fix the agent, then send your message again.`);
     }
     const toolCallId = i.toolCallId ?? i.id;
     ctx.writer.emit({

@@ -1,0 +1,229 @@
+/**
+ * threadline.agentRunner(): CopilotKit's AgentRunner for an application's OWN runtime
+ * (`new CopilotRuntime({ agents, runner })`), whatever its agents are (BuiltInAgent, HttpAgent,
+ * LangGraph, Mastra: any @ag-ui/client AbstractAgent). Each run's events go to the thread's log as
+ * they come (engine/foreign/ingest.ts), so the runtime keeps nothing in memory:
+ *
+ *   run       -> admission (tenant, double texting), the agent run by the engine, its frames
+ *   connect   -> the log's replay and the live run, whichever instance executes it
+ *   isRunning -> the thread's status
+ *   stop      -> a durable cancel from any instance; the executing one aborts the agent
+ *
+ * The agent object exists only in the process whose runtime handed it over, so its run cannot go
+ * on elsewhere: if that instance dies, recovery on another ends the run with RUN_ERROR
+ * RUNNER_RUN_LOST within the lease bound (the code is kept in its run.accepted, since no other
+ * registry knows the agent). Rejected: registering the runtime's agents in Threadline's registry
+ * (the runtime clones its agent per request, with that request's headers; a registry would run
+ * one caller's run with another's credentials).
+ *
+ * Unlike server/copilotkit/runner.ts (Threadline's own agents behind its own /api/copilotkit),
+ * one runner serves every caller of the runtime: the tenant comes from the options, per request
+ * where the runtime says anything about the request (app-runner-types.ts).
+ */
+import { createRequire } from "node:module";
+import type { RunAgentInput } from "@ag-ui/core";
+import type { Logger } from "pino";
+import type * as Rxjs from "rxjs";
+import type { Frame } from "../../protocol/frames.ts";
+import { wireRunId } from "../../protocol/run-ids.ts";
+import { isActive } from "../../protocol/status.ts";
+import { type AgentDefinition, defineAgent } from "../agents/define.ts";
+import type { Engine } from "../engine/engine.ts";
+import type { ForeignCodes } from "../engine/foreign/ingest.ts";
+import { ConflictError, InvalidRequestError, ServiceUnavailableError } from "../errors.ts";
+import { connectFrames } from "../http/connect-stream.ts";
+import { describeError } from "../http/errors.ts";
+import { parseRunRequest } from "../http/run-input.ts";
+import { admitRun, runFrames } from "../http/run-stream.ts";
+import type { Metrics } from "../metrics.ts";
+import type { EventStore } from "../store/types.ts";
+import { DEFAULT_TENANT, TENANT_NAME } from "../tenant.ts";
+import type { Workspaces } from "../workspace/workspaces.ts";
+import { agentEvents, type RunnableAgent } from "./agent-events.ts";
+import type { AgentRunnerOptions, AgentRunnerRequest, RuntimeEventStream, ThreadlineRunner } from "./app-runner-types.ts";
+import { CopilotkitRuntimeMissingError } from "./missing.ts";
+
+/** The RUN_ERROR codes of a run of the runtime's agent. */
+export const RUNNER_CODES: ForeignCodes = {
+  malformed: "RUNNER_MALFORMED",
+  disconnected: "RUNNER_DISCONNECTED",
+  failed: "RUNNER_RUN_ERROR",
+  name: "The agent",
+};
+
+export const RUNNER_RUN_LOST = {
+  code: "RUNNER_RUN_LOST",
+  message: "The server running this agent stopped before its answer ended, and the agent cannot be picked up by another server midway. What it had finished is kept; send your message again.",
+};
+
+export interface AppRunnerDeps {
+  engine: Engine;
+  store: EventStore;
+  logger: Logger;
+  metrics?: Metrics;
+  workspaces?: Workspaces;
+  /** False until threadline.start() has finished: runs are refused (503 NOT_STARTED) before. */
+  started: () => boolean;
+}
+
+export class ThreadlineAppRunner implements ThreadlineRunner {
+  readonly #deps: AppRunnerDeps;
+  readonly #tenant: NonNullable<AgentRunnerOptions["tenant"]>;
+  readonly #rxjs: typeof Rxjs;
+
+  constructor(deps: AppRunnerDeps, options: AgentRunnerOptions = {}) {
+    this.#deps = deps;
+    this.#tenant = options.tenant ?? DEFAULT_TENANT;
+    if (typeof this.#tenant === "string") checkTenant(this.#tenant);
+    this.#rxjs = runtimeRxjs();
+  }
+
+  run({ threadId, agent, input }: { threadId: string; agent: object; input: object }): RuntimeEventStream {
+    const app = agent as RunnableAgent & { agentId?: string; headers?: Record<string, string> };
+    const headers = lowerCased(app.headers ?? {});
+    return this.#stream(async (signal) => {
+      if (!this.#deps.started()) throw notStarted();
+      const agentId = app.agentId ?? "";
+      const tenantId = await this.#tenantOf({ threadId, ...(agentId !== "" && { agentId }), headers });
+      // The runtime's parse is an older schema's; the run route's rules apply (ids, the options).
+      // The runtime re-streams to CopilotKit's browser client, an @ag-ui/client 0.0.59: the run
+      // is recorded and streamed in the forms it accepts (protocol/versions.ts), as runner.ts does.
+      const { protocolVersion: _spokenByTheRuntime, ...legacyInput } = input as RunAgentInput;
+      const run = parseRunRequest(legacyInput, { get: (name) => headers[name.toLowerCase()] });
+      if (!run.ok) throw new InvalidRequestError("INVALID_RUN_INPUT", "The run is not a valid AG-UI RunAgentInput; fix the fields listed in `issues`.", run.issues);
+      const definition = runtimeAgent(agentId, app);
+      // A queued run would start when the active one ends, on whichever instance ends it; only
+      // this process holds the agent object it needs, so the runner refuses to queue.
+      const policy = run.options.doubleTexting ?? definition.doubleTexting;
+      if (policy !== "reject") {
+        throw new InvalidRequestError("INVALID_RUN_INPUT", `agentRunner() runs take doubleTexting "reject" only, not "${policy}": a queued run needs the runtime's agent object, which lives in the request that sent it.`, [
+          { path: "/forwardedProps/threadline/doubleTexting", message: 'use "reject", or stop the active run first' },
+        ]);
+      }
+      const started = await admitRun(this.#deps, definition, run, tenantId);
+      return runFrames(this.#deps, started, run, signal);
+    });
+  }
+
+  connect({ threadId, agentId, headers }: { threadId: string; agentId?: string; headers?: Record<string, string> }): RuntimeEventStream {
+    return this.#stream(async (signal) => {
+      const tenantId = await this.#tenantOf({ threadId, ...(agentId !== undefined && { agentId }), headers: lowerCased(headers ?? {}) });
+      // Another tenant's thread is not found, and answers as an unknown one: an empty stream.
+      const thread = await this.#deps.store.getThread(threadId, tenantId);
+      if (!thread) return undefined;
+      if (agentId !== undefined && thread.agentId !== agentId) {
+        throw new ConflictError("THREAD_AGENT_MISMATCH", `Thread ${threadId} belongs to agent "${thread.agentId}", not "${agentId}".`);
+      }
+      return connectFrames(this.#deps, thread, undefined, signal);
+    });
+  }
+
+  async isRunning({ threadId }: { threadId: string }): Promise<boolean> {
+    const thread = await this.#deps.store.getThread(threadId, this.#fixedTenant());
+    return thread !== null && isActive(thread.status);
+  }
+
+  /** True when a cancel was recorded for the active run (the log carries it to its executor). */
+  async stop({ threadId, runId }: { threadId: string; runId?: string }): Promise<boolean> {
+    const thread = await this.#deps.store.getThread(threadId, this.#fixedTenant());
+    if (!thread || !isActive(thread.status)) return false;
+    if (runId !== undefined && (thread.activeRunId === null || wireRunId(thread.activeRunId) !== runId)) return false;
+    await this.#deps.engine.cancel(threadId);
+    return true;
+  }
+
+  /** The fixed tenant; undefined (the thread as stored) when it is a function: stop and isRunning get no request. */
+  #fixedTenant(): string | undefined {
+    return typeof this.#tenant === "string" ? this.#tenant : undefined;
+  }
+
+  async #tenantOf(request: AgentRunnerRequest): Promise<string> {
+    if (typeof this.#tenant === "string") return this.#tenant;
+    const tenant = await this.#tenant(request);
+    checkTenant(tenant);
+    return tenant;
+  }
+
+  /**
+   * Frames as the runtime's Observable, pulled one at a time and stopped on unsubscribe (the
+   * client left; the run goes on). A refusal before the first frame becomes one RUN_ERROR with the
+   * code and sentence the HTTP routes answer with; a fault after it errors the stream.
+   */
+  #stream(open: (signal: AbortSignal) => Promise<AsyncIterable<Frame> | undefined>): RuntimeEventStream {
+    return new this.#rxjs.Observable<unknown>((subscriber) => {
+      const aborter = new AbortController();
+      let started = false;
+      (async () => {
+        const frames = await open(aborter.signal);
+        if (!frames) return;
+        for await (const frame of frames) {
+          if (subscriber.closed) break;
+          started = true;
+          subscriber.next(frame.event);
+        }
+      })().then(
+        () => subscriber.complete(),
+        (err: unknown) => {
+          if (aborter.signal.aborted) return subscriber.complete();
+          const known = describeError(err);
+          if (started || !known || known.status >= 500) this.#deps.logger.error({ err }, "an agentRunner() stream failed");
+          if (started) return subscriber.error(err);
+          subscriber.next({
+            type: "RUN_ERROR",
+            code: known?.code ?? "INTERNAL_ERROR",
+            message: known?.message ?? "The server failed on this request. It has been logged; try again, and report it if it persists.",
+          });
+          subscriber.complete();
+        },
+      );
+      return () => aborter.abort();
+    });
+  }
+}
+
+/**
+ * The runtime's agent as a definition for this one run: its events are the agent's own run
+ * (agent-events.ts); the engine's instructions, model and tools are unused. onRecovery "fail":
+ * no other instance holds the agent.
+ */
+export function runtimeAgent(agentId: string, agent: RunnableAgent): AgentDefinition {
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(agentId)) {
+    throw new InvalidRequestError("INVALID_AGENT_ID", `The runtime's agent id "${agentId}" cannot name a thread's agent: use 1-64 letters, digits, "_" or "-".`, [
+      { path: "/agentId", message: "1-64 letters, digits, _ or -" },
+    ]);
+  }
+  const base = defineAgent({ id: agentId, instructions: "", maxTurns: 1, onRecovery: "fail", stateInContext: false });
+  return {
+    ...base,
+    foreign: { events: (input, signal) => agentEvents(agent, input, signal, RUNNER_CODES), codes: RUNNER_CODES, lost: RUNNER_RUN_LOST },
+  };
+}
+
+function notStarted(): ServiceUnavailableError {
+  return new ServiceUnavailableError("NOT_STARTED", "Threadline is starting (or was never started: the application must `await threadline.start()`). Try again in a moment.", 1);
+}
+
+function checkTenant(tenant: string): void {
+  if (!TENANT_NAME.test(tenant)) {
+    throw new InvalidRequestError("INVALID_TENANT", `agentRunner()'s tenant "${tenant}" is not a tenant name: use 1-64 letters, digits, "_", "." or "-".`, [
+      { path: "/tenant", message: "1-64 letters, digits, _ . or -" },
+    ]);
+  }
+}
+
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/**
+ * rxjs as CopilotKit's runtime resolves it (runtime-packages.ts says why), loaded when a runner is
+ * built: an application that builds one has the runtime installed, one that never does need not.
+ */
+function runtimeRxjs(): typeof Rxjs {
+  try {
+    const fromRuntime = createRequire(createRequire(import.meta.url).resolve("@copilotkit/runtime/v2"));
+    return fromRuntime("rxjs") as typeof Rxjs;
+  } catch (err) {
+    throw new CopilotkitRuntimeMissingError(err);
+  }
+}
