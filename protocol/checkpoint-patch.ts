@@ -36,10 +36,10 @@ const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null &
 const same = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
 
 function diffObject(prev: Obj, next: Obj, depth: number): FoldPatch | null {
-  const patch: FoldPatch = {};
-  for (const key of Object.keys(prev)) {
-    if (next[key] === undefined && prev[key] !== undefined) (patch.unset ??= []).push(key);
-  }
+  const unset = Object.keys(prev).filter((key) => prev[key] !== undefined && next[key] === undefined);
+  const set: Obj = {};
+  const lists: Record<string, ListPatch> = {};
+  const objects: Record<string, FoldPatch> = {};
   for (const [key, value] of Object.entries(next)) {
     if (value === undefined) continue;
     const old = prev[key];
@@ -47,15 +47,21 @@ function diffObject(prev: Obj, next: Obj, depth: number): FoldPatch | null {
       let keep = 0;
       const bound = Math.min(old.length, value.length);
       while (keep < bound && same(old[keep], value[keep])) keep++;
-      if (keep < old.length || keep < value.length) (patch.lists ??= {})[key] = { keep, add: value.slice(keep) };
+      if (keep < old.length || keep < value.length) lists[key] = { keep, add: value.slice(keep) };
     } else if (depth > 0 && isObject(value) && isObject(old)) {
       const inner = diffObject(old, value, depth - 1);
-      if (inner) (patch.objects ??= {})[key] = inner;
+      if (inner) objects[key] = inner;
     } else if (!same(old, value)) {
-      (patch.set ??= {})[key] = value;
+      set[key] = value;
     }
   }
-  return patch.set || patch.unset || patch.lists || patch.objects ? patch : null;
+  const patch: FoldPatch = {
+    ...(Object.keys(set).length > 0 && { set }),
+    ...(unset.length > 0 && { unset }),
+    ...(Object.keys(lists).length > 0 && { lists }),
+    ...(Object.keys(objects).length > 0 && { objects }),
+  };
+  return Object.keys(patch).length > 0 ? patch : null;
 }
 
 /** What turns `prev` into `next` (an empty patch when nothing changed but the position). */
