@@ -52,4 +52,11 @@ export interface Checkpoint {
   /** the log position the fold stands for */
   seq: number;
   fold: FoldState;
+  /**
+   * How the store holds it, when as a full fold and patches on it (protocol/checkpoint-patch.ts):
+   * the bytes of the full one and of the patches since. The next run's end writes a patch while
+   * the patches stay smaller than the full fold, and a full fold otherwise. Absent: the next end
+   * writes a full fold.
+   */
+  parts?: { fullBytes: number; patchBytes: number };
 }

@@ -78,6 +78,17 @@ export class Reconstructor {
   #lastSeq = 0;
   #lastAt = 0;
 
+  /**
+   * The checkpoint this fold was resumed from (Reconstructor.from), if any: the base the run's
+   * end writes its checkpoint as a patch on. Its messages are shared, not copied: a message is
+   * replaced, never changed in place, so an untouched one is the same object at the end.
+   */
+  #origin: Checkpoint | undefined;
+
+  get origin(): Checkpoint | undefined {
+    return this.#origin;
+  }
+
   /** Position of the last event pushed (0 when none). */
   get lastSeq(): number {
     return this.#lastSeq;
@@ -86,6 +97,7 @@ export class Reconstructor {
   /** The fold resumed from a checkpoint: pushing the events after it gives the fold of the whole log. */
   static from(checkpoint: Checkpoint): Reconstructor {
     const r = new Reconstructor();
+    r.#origin = checkpoint;
     const f = checkpoint.fold;
     for (const m of f.messages) r.#messages.upsert(m as Message);
     r.#usage.push(...f.usage);

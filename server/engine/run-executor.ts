@@ -354,7 +354,7 @@ export class RunExecutor {
       // The checkpoint as of the terminal event: its position and time are the commit's.
       const end = terminal as WorkflowEvent;
       p.fold.push({ ...end, threadId, runId, seq: p.fold.lastSeq + 1, at: Date.now() } as StoredEvent);
-      await store.append(threadId, [end], { leaseOwner: this.deps.leaseOwner, checkpoint: p.fold.toState() });
+      await store.append(threadId, [end], { leaseOwner: this.deps.leaseOwner, checkpoint: p.fold.toState(), checkpointBase: p.fold.origin });
       this.#ended(p, local, log, endOf(end)!);
     } catch (err) {
       log.error({ err }, "could not record the end of the run; recovery will settle it");

@@ -21,7 +21,8 @@ import {
   type ThreadStatus,
   type Walk,
 } from "../../protocol/lifecycle.ts";
-import type { FoldState } from "../../protocol/checkpoint.ts";
+import type { Checkpoint, FoldState } from "../../protocol/checkpoint.ts";
+import { checkpointPart, type CheckpointPart } from "./checkpoint-part.ts";
 import type { RunAdmission } from "./types.ts";
 
 export interface PendingAppend {
@@ -33,6 +34,8 @@ export interface PendingAppend {
   admit?: RunAdmission;
   /** The fold as of this append's last event (AppendOptions.checkpoint). */
   checkpoint?: FoldState;
+  /** The checkpoint the fold was resumed from (AppendOptions.checkpointBase). */
+  checkpointBase?: Checkpoint;
 }
 
 export interface BatchPlan {
@@ -60,6 +63,9 @@ export interface BatchPlan {
     admitSeqs: (number | null)[];
     /** The checkpoint the batch writes for the thread (JSON), as of its last event, or null. */
     checkpoints: (string | null)[];
+    /** ...the seq of the part it patches (null: a full fold or none), and its size. */
+    checkpointBases: (number | null)[];
+    checkpointBytes: (number | null)[];
     /**
      * Whether the batch is activity the thread list orders by (updated_at): any event but a
      * stream-level one (protocol/events.ts STREAM_EVENT_TYPES). A flush of tokens alone leaves
@@ -93,7 +99,7 @@ interface ThreadAcc extends Walk {
   activeRunId: string | null;
   leaseOwner: string | null;
   admit: RunAdmission | null;
-  checkpoint: string | null;
+  checkpoint: CheckpointPart | null;
   touched: boolean;
 }
 
@@ -117,7 +123,7 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
   const events: BatchPlan["events"] = { threadIds: [], offsets: [], runIds: [], types: [], data: [] };
   const firstOffsets: number[] = [];
 
-  for (const { threadId, events: list, leaseOwner, admit, checkpoint } of appends) {
+  for (const { threadId, events: list, leaseOwner, admit, checkpoint, checkpointBase } of appends) {
     let t = threads.get(threadId);
     if (!t) {
       t = { count: 0, status: null, touchActive: false, activeRunId: null, cancelGuard: false, leaseOwner: null, admit: null, checkpoint: null, touched: false };
@@ -125,7 +131,7 @@ export function planBatch(appends: readonly PendingAppend[]): BatchPlan {
     }
     // A later append of the thread in this batch moves the log past the checkpoint: it is
     // written only when it stands for the batch's last event of the thread.
-    t.checkpoint = checkpoint ? JSON.stringify(checkpoint) : null;
+    t.checkpoint = checkpoint ? checkpointPart(checkpoint, checkpointBase) : null;
     firstOffsets.push(t.count + 1);
     t.leaseOwner = leaseOwner ?? t.leaseOwner;
     t.admit = admit ?? t.admit;
@@ -178,7 +184,9 @@ function threadColumns(threads: ReadonlyMap<string, ThreadAcc>): BatchPlan["thre
     admitLeaseOwners: accs.map((t) => t.admit?.leaseOwner ?? null),
     admitTtls: accs.map((t) => t.admit?.ttlMs ?? null),
     admitSeqs: accs.map((t) => t.admit?.expectedLastSeq ?? null),
-    checkpoints: accs.map((t) => t.checkpoint),
+    checkpoints: accs.map((t) => t.checkpoint?.text ?? null),
+    checkpointBases: accs.map((t) => t.checkpoint?.baseSeq ?? null),
+    checkpointBytes: accs.map((t) => t.checkpoint?.bytes ?? null),
     touched: accs.map((t) => t.touched),
   };
 }

@@ -181,7 +181,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       } catch (err) {
         return Promise.reject(err);
       }
-      return writer.append(threadId, events, { leaseOwner: opts?.leaseOwner, admit: opts?.admit, checkpoint: opts?.checkpoint });
+      return writer.append(threadId, events, { leaseOwner: opts?.leaseOwner, admit: opts?.admit, checkpoint: opts?.checkpoint, checkpointBase: opts?.checkpointBase });
     },
 
     read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),

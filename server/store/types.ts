@@ -92,6 +92,11 @@ export interface AppendOptions {
    * the same commit as the thread's checkpoint: a run's end carries it.
    */
   checkpoint?: FoldState;
+  /**
+   * The checkpoint the fold was resumed from (Reconstructor.origin): the checkpoint is then
+   * stored as a patch on it when that is smaller (server/store/checkpoint-part.ts).
+   */
+  checkpointBase?: Checkpoint;
 }
 
 /**

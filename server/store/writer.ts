@@ -18,7 +18,7 @@ import type { Db, Statement } from "./db.ts";
 import { AppendError, StoreClosedError } from "./errors.ts";
 import { flush, type QueuedAppend } from "./flush.ts";
 import type { RetryOptions } from "./retry.ts";
-import type { FoldState } from "../../protocol/checkpoint.ts";
+import type { Checkpoint, FoldState } from "../../protocol/checkpoint.ts";
 import type { RunAdmission } from "./types.ts";
 
 export interface WriterOptions {
@@ -58,6 +58,7 @@ export interface WriterAppendOptions {
   leaseOwner?: string;
   admit?: RunAdmission;
   checkpoint?: FoldState;
+  checkpointBase?: Checkpoint;
 }
 
 export interface Writer {
@@ -102,11 +103,11 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
   }
 
   return {
-    append(threadId, events, { leaseOwner, admit, checkpoint } = {}) {
+    append(threadId, events, { leaseOwner, admit, checkpoint, checkpointBase } = {}) {
       if (closed) return Promise.reject(new StoreClosedError());
       if (events.length === 0) return Promise.resolve([]);
       return new Promise<StoredEvent[]>((resolve, reject) => {
-        queue.push({ threadId, events, resolve, reject, ...(leaseOwner !== undefined && { leaseOwner }), ...(admit && { admit }), ...(checkpoint && { checkpoint }) });
+        queue.push({ threadId, events, resolve, reject, ...(leaseOwner !== undefined && { leaseOwner }), ...(admit && { admit }), ...(checkpoint && { checkpoint }), ...(checkpointBase && { checkpointBase }) });
         if (!flushing && !scheduled) {
           scheduled = true;
           queueMicrotask(kick);

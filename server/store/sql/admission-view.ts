@@ -3,17 +3,13 @@
  * taken, and the thread's checkpoint. Rejected: three reads (thread, run, checkpoint), which put
  * three round trips before a run's first commit, and so before its RUN_STARTED.
  */
-import type { FoldState } from "../../../protocol/checkpoint.ts";
 import type { Queryable } from "../db.ts";
 import type { AdmissionView } from "../types.ts";
-import { checkpointFromRow } from "./checkpoints.ts";
+import { checkpointColumnsSql, checkpointFromColumns, type CheckpointColumns } from "./checkpoints.ts";
 import { threadFromRow, type ThreadDbRow } from "./threads.ts";
 
-interface ViewDbRow extends ThreadDbRow {
+interface ViewDbRow extends ThreadDbRow, CheckpointColumns {
   run_taken: boolean;
-  checkpoint_seq: unknown;
-  checkpoint_fold: FoldState | null;
-  checkpoint_at: unknown;
 }
 
 export async function selectAdmissionView(db: Queryable, s: string, threadId: string, runId: string): Promise<AdmissionView> {
@@ -21,7 +17,7 @@ export async function selectAdmissionView(db: Queryable, s: string, threadId: st
     `select t.thread_id, t.agent_id, t.tenant_id, t.status, t.last_seq, t.active_run_id, t.lease_owner,
             t.lease_expires_at, t.created_at, t.updated_at,
             exists (select 1 from ${s}.runs r where r.thread_id = t.thread_id and r.run_id = $2::text) as run_taken,
-            k.seq as checkpoint_seq, k.fold as checkpoint_fold, k.created_at as checkpoint_at
+            ${checkpointColumnsSql(s, "t.thread_id")}
        from ${s}.threads t
        left join ${s}.checkpoints k on k.thread_id = t.thread_id
       where t.thread_id = $1::text`,
@@ -29,6 +25,5 @@ export async function selectAdmissionView(db: Queryable, s: string, threadId: st
   );
   const row = rows[0];
   if (!row) return { thread: null, runTaken: false, checkpoint: null };
-  const checkpoint = row.checkpoint_fold === null ? null : checkpointFromRow(row.checkpoint_seq, row.checkpoint_fold, row.checkpoint_at);
-  return { thread: threadFromRow(row), runTaken: row.run_taken, checkpoint };
+  return { thread: threadFromRow(row), runTaken: row.run_taken, checkpoint: checkpointFromColumns(row) };
 }

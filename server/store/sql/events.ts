@@ -21,8 +21,9 @@ export interface AppendedThread {
  *   returns nothing for a thread that does not exist, or whose fenced appends lost the lease;
  * - `inserted` is the multi-row INSERT of the events, seq = base + offset;
  * - `upserted` records the runs' lifecycle. A queued run keeps the input it was queued with.
- * - `checkpointed` stores the fold an append carried (a run's end), as of the thread's last
- *   event in the batch; an older one never replaces a newer one.
+ * - `checkpointed` stores the checkpoint an append carried (a run's end), as of the thread's
+ *   last event in the batch: a patch on the thread's newest part, or a full fold that deletes
+ *   the parts before it (protocol/checkpoint-patch.ts, migration 0008).
  * Event data travels as text[] and is cast per row: a jsonb[] parameter measured 25% slower
  * (its array literal is parsed, then every element again).
  * Run it inside the flush transaction (Db.batch): the locks are held until its COMMIT.
@@ -82,7 +83,7 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
          and (c.admit_lease_owner is null
               or (t.last_seq = c.admit_seq and t.agent_id = c.admit_agent and t.tenant_id = c.admit_tenant
                   and (t.lease_owner is null or t.lease_expires_at <= now())))
-       returning t.thread_id, t.last_seq - c.n as base
+       returning t.thread_id, t.last_seq - c.n as base, t.last_seq as last
      ),
      inserted as (
        insert into ${s}.workflow_events (thread_id, seq, run_id, type, data)
@@ -102,15 +103,30 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
            updated_at = now()
      ),
      checkpointed as (
-       insert into ${s}.checkpoints as k (thread_id, seq, fold)
-       select c.thread_id, b.base + n.n, c.fold::jsonb
-       from unnest($1::text[], $22::text[]) as c(thread_id, fold)
-       join unnest($1::text[], $2::int[]) as n(thread_id, n) using (thread_id)
+       insert into ${s}.checkpoint_parts (thread_id, seq, base_seq, part, bytes)
+       select c.thread_id, b.last, c.base_seq, c.part::jsonb, c.bytes
+       from unnest($1::text[], $22::text[], $24::bigint[], $25::int[]) as c(thread_id, part, base_seq, bytes)
        join bumped b using (thread_id)
-       where c.fold is not null
-       on conflict (thread_id) do update
-       set seq = excluded.seq, fold = excluded.fold, created_at = now()
-       where k.seq < excluded.seq
+       where c.part is not null
+         -- A patch applies to the part it was diffed against: written only while that part is
+         -- still the thread's newest, else the checkpoint stays the older one (still correct).
+         and (c.base_seq is null
+              or c.base_seq = (select max(p.seq) from ${s}.checkpoint_parts p where p.thread_id = c.thread_id))
+       on conflict (thread_id, seq) do nothing
+     ),
+     -- A full fold stands for everything before it: the parts it supersedes go, and so does the
+     -- row of the release before parts (an instance of it then folds the thread from its log).
+     superseded_parts as (
+       delete from ${s}.checkpoint_parts p
+       using unnest($1::text[], $22::text[], $24::bigint[]) as c(thread_id, part, base_seq)
+       join bumped b using (thread_id)
+       where p.thread_id = c.thread_id and c.part is not null and c.base_seq is null and p.seq < b.last
+     ),
+     superseded_row as (
+       delete from ${s}.checkpoints k
+       using unnest($1::text[], $22::text[], $24::bigint[]) as c(thread_id, part, base_seq)
+       join bumped b using (thread_id)
+       where k.thread_id = c.thread_id and c.part is not null and c.base_seq is null and k.seq < b.last
      )
      select thread_id, base, now() as at from bumped`,
     name: "append_batch",
@@ -120,7 +136,7 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
       r.ids, r.threadIds, r.statuses, r.inputs,
       t.cancelGuards, t.leaseOwners,
       t.admitAgents, t.admitLeaseOwners, t.admitTtls, t.admitSeqs, t.admitTenants,
-      t.checkpoints, t.touched,
+      t.checkpoints, t.touched, t.checkpointBases, t.checkpointBytes,
     ],
   };
 }
