@@ -14,6 +14,7 @@ import { toModelMessages } from "../models/from-agui.ts";
 import type { ModelPart, ModelTool } from "../models/model.ts";
 import { addTokens } from "./run-end.ts";
 import { storableParts } from "../models/storable-parts.ts";
+import { untilAborted } from "../models/until-aborted.ts";
 import { toStorableText } from "../store/storable-text.ts";
 import type { RunContext } from "./run-context.ts";
 import { stateForModel } from "./state-context.ts";
@@ -67,12 +68,16 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   try {
     await call.within(async () => {
       // Every model's deltas reach the log through the one rule for text it cannot store.
+      // ... and ends at the run's abort whether the model ends it or not (until-aborted.ts).
       const stream = storableParts(
-        ctx.model.stream({
-          messages: toModelMessages(ctx.messages, system),
-          tools: modelTools(ctx),
-          signal: ctx.signal,
-        }),
+        untilAborted(
+          ctx.model.stream({
+            messages: toModelMessages(ctx.messages, system),
+            tools: modelTools(ctx),
+            signal: ctx.signal,
+          }),
+          ctx.signal,
+        ),
       );
       let first = true;
       for await (const part of stream) {
