@@ -136,24 +136,14 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
 
 /**
  * Whether the connections keep named prepared statements: on a session (a direct server, a
- * session-mode pooler), as the session plan finds; unknown until it has (asked for here at the
- * first hot statement, if start-up has not asked already).
+ * session-mode pooler), as the session plan found; unknown (so unnamed) until start-up's check
+ * or the first follower has decided it. Only read here, never asked for: asking would start the
+ * plan's retries ahead of start-up's single check (session-plan.ts known()).
  */
 function keepsPrepared(sessions: SessionPlanner): () => boolean | undefined {
-  let keeps: boolean | undefined;
-  let asked = false;
   return () => {
-    if (!asked) {
-      asked = true;
-      // A plan that never comes (the store closed first) leaves the statements unnamed.
-      sessions.get().then(
-        (plan) => {
-          keeps = plan.poolMode === "session";
-        },
-        () => {},
-      );
-    }
-    return keeps;
+    const plan = sessions.known();
+    return plan === undefined ? undefined : plan.poolMode === "session";
   };
 }
 

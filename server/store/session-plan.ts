@@ -40,6 +40,13 @@ export interface SessionPlanner {
    * retries, which would also give up on a direct host that is briefly down after the start.
    */
   check(): Promise<void>;
+  /**
+   * The plan if it has been decided, without asking for it: what the prepared statements read
+   * (postgres.ts keepsPrepared). Rejected: get() from there, whose retries began before
+   * start-up's check() and made it wait on them for ever instead of failing on a
+   * DATABASE_DIRECT_URL that refuses.
+   */
+  known(): SessionPlan | undefined;
   close(): void;
 }
 
@@ -78,13 +85,15 @@ export function sessionPlanner(opts: SessionPlanOptions, t: DbTimeouts, probeNam
     return { poolMode, poolModeFrom, doorbell: "listen-direct", sessionUrl: direct };
   }
   let decided: Promise<SessionPlan> | undefined;
+  let known: SessionPlan | undefined;
   const closing = new AbortController();
   return {
     get(): Promise<SessionPlan> {
       decided ??= (async () => {
         for (let attempt = 0; ; attempt++) {
           try {
-            return await decide();
+            known = await decide();
+            return known;
           } catch (err) {
             if (closing.signal.aborted) throw err;
             opts.onError?.(coerceError(err));
@@ -101,8 +110,10 @@ export function sessionPlanner(opts: SessionPlanOptions, t: DbTimeouts, probeNam
         return;
       }
       const plan = await decide();
+      known ??= plan;
       decided ??= Promise.resolve(plan);
     },
+    known: () => known,
     close: () => closing.abort(),
   };
 }
