@@ -104,6 +104,7 @@ interface ThreadAcc extends Walk {
 }
 
 interface RunAcc {
+  runId: string;
   threadId: string;
   status: RunStatus;
   input: string | null;
@@ -160,10 +161,13 @@ function planEvent(threadId: string, t: ThreadAcc, runs: Map<string, RunAcc>, ev
   }
   const runStatus = ignored ? undefined : runStatusAfter(e);
   if (runStatus && runId) {
-    const r = runs.get(runId) ?? { threadId, status: runStatus, input: null };
+    // Keyed by thread and run: run ids are per thread, and two threads of one batch (a burst of
+    // admissions from clients that number their runs alike) may each have a run "1".
+    const key = `${threadId}\u0000${runId}`;
+    const r = runs.get(key) ?? { runId, threadId, status: runStatus, input: null };
     r.status = runStatus;
     if (e.type === "run.accepted") r.input = JSON.stringify(e.data);
-    runs.set(runId, r);
+    runs.set(key, r);
   }
 }
 
@@ -194,7 +198,7 @@ function threadColumns(threads: ReadonlyMap<string, ThreadAcc>): BatchPlan["thre
 function runColumns(runs: ReadonlyMap<string, RunAcc>): BatchPlan["runs"] {
   const list = [...runs.values()];
   return {
-    ids: [...runs.keys()],
+    ids: list.map((r) => r.runId),
     threadIds: list.map((r) => r.threadId),
     statuses: list.map((r) => r.status),
     inputs: list.map((r) => r.input),

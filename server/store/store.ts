@@ -16,7 +16,8 @@ import { classifyDbError, guardDb, withinWait } from "./availability.ts";
 import { DEFAULT_RETRY_MAX_MS, sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts";
-import { selectAdmissionView } from "./sql/admission-view.ts";
+import { selectAdmissionViews, type AdmissionKey } from "./sql/admission-view.ts";
+import { gatheredReads } from "./gathered-reads.ts";
 import { selectCheckpoint } from "./sql/checkpoints.ts";
 import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.ts";
 import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseAllLeases, releaseLease } from "./sql/leases.ts";
@@ -24,7 +25,7 @@ import { countQueuedRuns, insertQueuedRun, selectNextQueuedRun, selectRun } from
 import { deleteThread, insertThread, selectLastSeqs, selectThread, type ThreadKey } from "./sql/threads.ts";
 import { selectThreadPage, updateThreadMeta } from "./sql/thread-listing.ts";
 import { encodeThreadCursor, ThreadCursorSchema } from "./thread-cursor.ts";
-import type { ConnectionReport, EventStore, PoolName, PoolStats } from "./types.ts";
+import type { AdmissionView, ConnectionReport, EventStore, PoolName, PoolStats } from "./types.ts";
 import { createWriter, type WriterOptions } from "./writer.ts";
 
 /** Options both backends accept. */
@@ -90,6 +91,12 @@ export interface StoreParts {
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;
 const FOREIGN_KEY_VIOLATION = "23503";
+/**
+ * Admission reads gathered into one statement at most (gathered-reads.ts): a burst larger waits
+ * for the statement before it. Each view carries its thread's checkpoint (a fold of a few KiB),
+ * so this bounds one answer to a few MiB.
+ */
+export const ADMISSION_READS_PER_STATEMENT = 500;
 
 export function createEventStore(parts: StoreParts): EventStore {
   const { schema } = parts;
@@ -151,6 +158,11 @@ export function createEventStore(parts: StoreParts): EventStore {
   const read = (threadId: string, after: number, limit: number | null) =>
     readRetry(() => readEvents(db, s, threadId, after, limit));
 
+  const admissionViews = gatheredReads<AdmissionKey, AdmissionView>(
+    (keys) => readRetry(() => selectAdmissionViews(db, s, keys)),
+    ADMISSION_READS_PER_STATEMENT,
+  );
+
   return {
     kind: parts.kind,
     logPageSize: LOG_PAGE_SIZE[parts.kind],
@@ -188,7 +200,7 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     readCheckpoint: (threadId) => readRetry(() => selectCheckpoint(db, s, threadId)),
 
-    admissionView: (threadId, runId) => readRetry(() => selectAdmissionView(db, s, threadId, runId)),
+    admissionView: (threadId, runId) => admissionViews.read({ threadId, runId }),
 
     countAfter: (threadId, after) => readRetry(() => countEventsAfter(db, s, threadId, after)),
 

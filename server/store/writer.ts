@@ -124,24 +124,38 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
 }
 
 /**
- * Takes whole appends off the front of `queue`, in order, up to `maxFlush` events (at least one
- * append). A batch never holds two appends of one thread with different lease owners: the owner
- * is checked per thread.
+ * Takes whole appends off `queue`, in order, up to `maxFlush` events (at least one append). A
+ * batch never holds two appends of one thread with different lease owners, nor an admission with
+ * another append of its thread: an admission is checked against the thread as it was before the
+ * batch. Such an append stays queued for the next flush, and so does every later append of its
+ * thread (each thread's order is kept); the other threads' appends behind it still go now.
+ * Rejected: ending the batch at the first such append, which made one thread's race (two starts
+ * at once) split a burst of admissions of other threads into two commits.
  */
 function takeBatch(queue: QueuedAppend[], maxFlush: number): QueuedAppend[] {
   let n = 0;
-  let i = 0;
+  const taken: QueuedAppend[] = [];
+  const kept: QueuedAppend[] = [];
   const leaseOwners = new Map<string, string | undefined>();
   const admitted = new Set<string>();
-  while (i < queue.length && (i === 0 || n + queue[i]!.events.length <= maxFlush)) {
+  const held = new Set<string>();
+  let i = 0;
+  for (; i < queue.length; i++) {
     const a = queue[i]!;
-    if (leaseOwners.has(a.threadId) && leaseOwners.get(a.threadId) !== a.leaseOwner) break;
-    // An admission is checked against the thread as it was before the batch: it goes alone.
-    if (leaseOwners.has(a.threadId) && (a.admit || admitted.has(a.threadId))) break;
+    if (taken.length > 0 && n + a.events.length > maxFlush) break;
+    const conflicts =
+      held.has(a.threadId) ||
+      (leaseOwners.has(a.threadId) && (leaseOwners.get(a.threadId) !== a.leaseOwner || a.admit !== undefined || admitted.has(a.threadId)));
+    if (conflicts) {
+      held.add(a.threadId);
+      kept.push(a);
+      continue;
+    }
     leaseOwners.set(a.threadId, a.leaseOwner);
     if (a.admit) admitted.add(a.threadId);
     n += a.events.length;
-    i++;
+    taken.push(a);
   }
-  return queue.splice(0, i);
+  queue.splice(0, i, ...kept);
+  return taken;
 }

@@ -13,6 +13,10 @@
  *   npm run bench:peers -- --no-500      without the 500-run scenario
  *   npm run bench:peers -- --quick       every scenario at small sizes, well under a minute
  *   npm run bench:peers -- --systems=floor,tl-postgres   only these (floor, copilotkit, tl-postgres, tl-pglite)
+ *   npm run bench:peers -- --scenarios=concurrent        only these (admission, token, concurrent, replay, idle, cancel)
+ *
+ * BENCH_CPU_PROF=<dir>: each system's process writes a V8 CPU profile there when it stops
+ * (node --cpu-prof), to read its top self-time functions.
  *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) is the Postgres for
  * Threadline; it gets a fresh schema that is dropped at the end. Not a test: nothing asserts a time.
@@ -28,6 +32,8 @@ const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const skip500 = args.includes("--no-500");
 const only = args.find((a) => a.startsWith("--systems="))?.slice("--systems=".length).split(",");
+const scenarios = args.find((a) => a.startsWith("--scenarios="))?.slice("--scenarios=".length).split(",");
+const runs = (name: string) => !scenarios || scenarios.includes(name);
 
 const sizes: Sizes = quick
   ? {
@@ -121,21 +127,23 @@ async function main(): Promise<void> {
     await admission(sys, 3);
     return {};
   });
-  await scenario("POST → RUN_STARTED", (sys) => admission(sys, sizes.admissionRuns));
-  await scenario("token latency, one stream", (sys) => tokenLatency(sys, sizes.single.tokens, sizes.single.intervalMs));
-  await scenario(`${sizes.c200.runs} concurrent runs`, (sys) => concurrent(sys, "c200", sizes.c200.runs, sizes.c200.tokens, sizes.c200.intervalMs));
-  if (sizes.c500) {
-    const c500 = sizes.c500;
-    await scenario(`${c500.runs} concurrent runs`, (sys) => concurrent(sys, "c500", c500.runs, c500.tokens, c500.intervalMs));
+  if (runs("admission")) await scenario("POST → RUN_STARTED", (sys) => admission(sys, sizes.admissionRuns));
+  if (runs("token")) await scenario("token latency, one stream", (sys) => tokenLatency(sys, sizes.single.tokens, sizes.single.intervalMs));
+  if (runs("concurrent")) {
+    await scenario(`${sizes.c200.runs} concurrent runs`, (sys) => concurrent(sys, "c200", sizes.c200.runs, sizes.c200.tokens, sizes.c200.intervalMs));
+    if (sizes.c500) {
+      const c500 = sizes.c500;
+      await scenario(`${c500.runs} concurrent runs`, (sys) => concurrent(sys, "c500", c500.runs, c500.tokens, c500.intervalMs));
+    }
   }
-  await scenario("catch-up and reload", (sys) => replayAndReload(sys, sizes.replay.tokens, sizes.replay.times));
-  await scenario("idle streams", (sys) => idleStreams(sys, sizes.idleStreams));
-  await scenario("cancel → upstream closed", (sys) => cancel(sys, sizes.cancels, upstreamClosed));
+  if (runs("replay")) await scenario("catch-up and reload", (sys) => replayAndReload(sys, sizes.replay.tokens, sizes.replay.times));
+  if (runs("idle")) await scenario("idle streams", (sys) => idleStreams(sys, sizes.idleStreams));
+  if (runs("cancel")) await scenario("cancel → upstream closed", (sys) => cancel(sys, sizes.cancels, upstreamClosed));
   const minutes = (performance.now() - started) / 60_000;
 
   const load1 = loads.map((l) => l[0]!);
   const pg = systems.find((s) => s.key === "tl-postgres")?.child.info;
-  console.log(`\n## bench:peers${quick ? " --quick" : ""}${skip500 ? " --no-500" : ""}, ${new Date().toISOString()}\n`);
+  console.log(`\n## bench:peers${quick ? " --quick" : ""}${skip500 ? " --no-500" : ""}${scenarios ? ` --scenarios=${scenarios.join(",")}` : ""}, ${new Date().toISOString()}\n`);
   console.log(`Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? "?"}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}${pg ? `, ${pg.replace(/ \(schema.*/, "")}` : ""}.`);
   console.log(
     `Load average (1/5/15 min): at start ${loads[0]!.map((l) => l.toFixed(2)).join(" / ")}, at end ${loads.at(-1)!.map((l) => l.toFixed(2)).join(" / ")}; 1-min load between scenarios ${Math.min(...load1).toFixed(2)}–${Math.max(...load1).toFixed(2)} on ${os.cpus().length} cores. Measured in ${minutes.toFixed(1)} min.\n`,

@@ -12,6 +12,7 @@ import type { FlushInfo } from "../../server/store/writer.ts";
 import { backends, type BackendName, openStore, startTestServer, testSchema } from "../support/server.ts";
 import { countingDb, isLogRead, isTimed, type StatementCounts } from "../support/counting-db.ts";
 import { postSse } from "../support/sse-client.ts";
+import { defaultAgent } from "../../server/agents/default-agent.ts";
 
 let mock: LLMock;
 let url: string;
@@ -111,7 +112,7 @@ describe.each(backends())("statements per run on %s", (backend) => {
         const firstWrite = trips.findIndex((t) => t === "batch" || t === "begin");
         // Before the admission's commit: one read (thread row, run id, checkpoint in one statement).
         expect(trips.slice(0, firstWrite)).toHaveLength(1);
-        expect(trips[0]).toMatch(/from\s+\S+\.threads t/);
+        expect(trips[0]).toMatch(/join\s+\S+\.threads t on t\.thread_id = q\.thread_id/);
         // The log is read once in the whole run: by the executor's watch for other instances'
         // cancels (its stream and the run's fold read nothing).
         expect(trips.filter(isLogRead)).toHaveLength(1);
@@ -120,6 +121,44 @@ describe.each(backends())("statements per run on %s", (backend) => {
       }
     } finally {
       await close();
+    }
+  });
+
+  it("admits runs started together on N threads with one read and one commit for all of them", async () => {
+    const agent = defaultAgent({ planStepDelayMs: 20 });
+    const flushes: FlushInfo[] = [];
+    const counting: { counts?: StatementCounts } = {};
+    const store = openStore(backend, testSchema(), {
+      writer: { onFlush: (f) => flushes.push(f) },
+      instrument: (db) => {
+        const c = countingDb(db);
+        counting.counts = c.counts;
+        return c.db;
+      },
+    });
+    const server = await startTestServer({ backend, llmUrl: url, store, agents: [agent] });
+    try {
+      await server.threadline.engine.idle();
+      const n = 30;
+      const from = counting.counts!.trips.length;
+      flushes.length = 0;
+      const started = await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          server.threadline.engine.startRun(agent, { threadId: `burst-${i}`, runId: "1", messages: [{ id: "m", role: "user", content: "3" }], tools: [], context: [], state: {} }),
+        ),
+      );
+      expect(started.every((s) => !s.queued && s.start?.events.at(-1)?.type === "workflow.started")).toBe(true);
+      const trips = counting.counts!.trips.slice(from);
+      // One read for all the admissions, then their one commit, before anything else wrote.
+      expect(trips.filter((t) => /with ordinality as q\(thread_id, run_id, ord\)/.test(t))).toHaveLength(1);
+      expect(flushes[0]).toMatchObject({ appends: n, threads: n, ok: true });
+      await server.threadline.engine.idle();
+      // Every admitted run went on to its end (this agent's turn ends waiting for the user).
+      const statuses = await Promise.all(started.map((s) => store.getRun(s.threadId, s.runId)));
+      expect(statuses.map((r) => r?.status)).toEqual(started.map(() => "waiting"));
+    } finally {
+      await server.close();
+      await store.close();
     }
   });
 });

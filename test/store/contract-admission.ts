@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { WorkflowEvent } from "../../protocol/events.ts";
 import { AdmissionRefusedError, AppendError } from "../../server/store/errors.ts";
 import type { RunAdmission } from "../../server/store/types.ts";
+import type { FlushInfo } from "../../server/store/writer.ts";
+import { countingDb, type StatementCounts } from "../support/counting-db.ts";
 import type { ContractContext } from "./contract.ts";
 import { ev, randomId } from "./fixtures.ts";
 
@@ -145,6 +147,86 @@ export function admissionContract(ctx: ContractContext): void {
       expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(AppendError);
       expect(await store.read(bad)).toEqual([]);
       expect(await store.read(good)).toHaveLength(1);
+    });
+
+    describe("admissions that arrive together", () => {
+      /** A migrated store of its own that reports its flushes and counts its statements. */
+      async function observed() {
+        const flushes: FlushInfo[] = [];
+        const counting: { counts?: StatementCounts } = {};
+        const store = ctx.open(ctx.freshSchema(), {
+          writer: { onFlush: (f) => flushes.push(f) },
+          instrument: (db) => {
+            const c = countingDb(db);
+            counting.counts = c.counts;
+            return c.db;
+          },
+        });
+        await store.migrate();
+        flushes.length = 0;
+        return { store, flushes, trips: () => counting.counts!.roundTrips };
+      }
+
+      it("commits N admissions on N threads in one flush, one round trip, after one read for all", async () => {
+        const { store, flushes, trips } = await observed();
+        const n = 40;
+        const threads = Array.from({ length: n }, () => randomId("t"));
+        const before = trips();
+        // What startRun does for each: read the view, then append with the admission.
+        const views = await Promise.all(threads.map((t) => store.admissionView(t, "run")));
+        expect(views.every((v) => v.thread === null && !v.runTaken)).toBe(true);
+        expect(trips() - before).toBe(1);
+        const stored = await Promise.all(threads.map((t) => store.append(t, firstEvents("run"), { admit: admit() })));
+        expect(stored.map((s) => s.map((e) => e.seq))).toEqual(threads.map(() => [1, 2, 3]));
+        expect(flushes).toEqual([expect.objectContaining({ appends: n, threads: n, events: 3 * n, ok: true })]);
+        expect(trips() - before).toBe(2);
+        const again = await Promise.all(threads.map((t) => store.admissionView(t, "run")));
+        expect(again.map((v) => [v.thread?.status, v.thread?.lastSeq, v.runTaken])).toEqual(threads.map(() => ["RUNNING", 3, true]));
+      });
+
+      it("refuses one admission of a flush, writing nothing of it, and commits the others", async () => {
+        const { store, flushes } = await observed();
+        const [busy, a, b] = [randomId("t"), randomId("t"), randomId("t")];
+        await store.append(busy, firstEvents("r1"), { admit: admit() });
+        const held = await footprintOf(store, busy);
+        flushes.length = 0;
+        const results = await Promise.allSettled([
+          store.append(a, firstEvents("ra"), { admit: admit() }),
+          // Leased by the run just admitted, and moved past the seq this one was built from.
+          store.append(busy, [ev.runAccepted("r2"), ev.started("r2")], { admit: admit({ expectedLastSeq: 0 }) }),
+          store.append(b, firstEvents("rb"), { admit: admit() }),
+        ]);
+        expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+        expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(AdmissionRefusedError);
+        expect(flushes).toEqual([expect.objectContaining({ appends: 3, ok: true })]);
+        expect(await footprintOf(store, busy)).toEqual(held);
+        expect((await store.getThread(a))?.activeRunId).toBe("ra");
+        expect((await store.getThread(b))?.activeRunId).toBe("rb");
+      });
+
+      it("admits one of two admissions of the same thread that arrive together, and all the other threads'", async () => {
+        const { store, flushes } = await observed();
+        const [raced, x, y] = [randomId("t"), randomId("t"), randomId("t")];
+        const results = await Promise.allSettled([
+          store.append(raced, firstEvents("first"), { admit: admit() }),
+          store.append(x, firstEvents("rx"), { admit: admit() }),
+          store.append(raced, firstEvents("second"), { admit: admit({ leaseOwner: "instance-b" }) }),
+          store.append(y, firstEvents("ry"), { admit: admit() }),
+        ]);
+        expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+        expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(AdmissionRefusedError);
+        // Both were built from the thread before either: the second is checked against the first.
+        expect(await store.getThread(raced)).toMatchObject({ activeRunId: "first", leaseOwner: "instance-a", lastSeq: 3 });
+        expect((await store.read(raced)).map((e) => e.runId)).toEqual([null, "first", "first"]);
+        expect(await store.getRun(raced, "second")).toBeNull();
+        // The other threads' admissions were not held back by the race: they share the first flush.
+        expect(flushes[0]).toMatchObject({ appends: 3, threads: 3, ok: true });
+      });
+
+      async function footprintOf(store: ReturnType<typeof ctx.store>, threadId: string) {
+        const runs = await store.getRun(threadId, "r2");
+        return { thread: await store.getThread(threadId), events: await store.read(threadId), r2: runs };
+      }
     });
   });
 }

@@ -4,6 +4,7 @@
  * stop it. Every wait is bounded; a child that does not stop in time is killed.
  */
 import { fork, type ChildProcess } from "node:child_process";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildMessage, ParentMessage } from "./child.ts";
 
@@ -27,9 +28,19 @@ const READY_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 15_000;
 const PROBE_TIMEOUT_MS = 10_000;
 
+/**
+ * `--cpu-prof` into BENCH_CPU_PROF/<child>, when that is set. Node's default file names carry
+ * the thread id: tsx's loader runs in a worker thread with a profile of its own, which one fixed
+ * name would overwrite the main thread's with.
+ */
+function cpuProf(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.join(dir, name)}`] : [];
+}
+
 export async function startChild(name: string, file: string, args: string[] = [], env: Record<string, string> = {}): Promise<Child> {
   const proc: ChildProcess = fork(fileURLToPath(new URL(file, import.meta.url)), args, {
-    execArgv: ["--import", "tsx", "--expose-gc"],
+    execArgv: ["--import", "tsx", "--expose-gc", ...cpuProf(name)],
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe", "ipc"],
   });

@@ -12,6 +12,9 @@ import pg from "pg";
 import { loadConfig } from "../../../server/config.ts";
 import { createThreadline } from "../../../server/threadline.ts";
 import { serveChild } from "./child.ts";
+import { statementTimes } from "./statement-times.ts";
+import { createPgliteStore } from "../../../server/store/pglite.ts";
+import { createPostgresStore } from "../../../server/store/postgres.ts";
 
 const upstream = process.env.BENCH_UPSTREAM;
 if (!upstream) throw new Error("BENCH_UPSTREAM (the fake upstream's /v1 URL) is not set; start this through npm run bench:peers.");
@@ -28,7 +31,9 @@ await serveChild(async () => {
     OPENAI_API_KEY: "x",
     LOG_LEVEL: "silent",
   });
-  const threadline = await createThreadline({ config });
+  const times = process.env.BENCH_STATEMENT_TIMES ? statementTimes() : undefined;
+  const store = times && (backend === "pglite" ? createPgliteStore({ dataDir, instrument: times.instrument }) : createPostgresStore({ connectionString: databaseUrl, schema, instrument: times.instrument }));
+  const threadline = await createThreadline({ config, ...(store && { store }) });
   const port = await threadline.listen(0, "127.0.0.1");
   let info = `Threadline on ${threadline.store.kind}`;
   if (backend === "postgres") {
@@ -43,6 +48,8 @@ await serveChild(async () => {
     info,
     async close() {
       await threadline.close();
+      if (store) await store.close();
+      if (times) process.stderr.write(`statement times (${backend}):\n${times.report()}\n`);
       if (backend === "postgres") {
         const client = new pg.Client({ connectionString: databaseUrl });
         await client.connect();
