@@ -101,8 +101,6 @@ export class Engine {
     await this.sweep();
   }
 
-  /** Starts a run, or applies the thread's double-texting policy when it is busy (admission.ts). */
-  /** The model `agent`'s runs use (the factory the executor calls, asked the same way). */
   /**
    * The agent's model for what the edge reads of it (its media inputs), or null when the factory
    * throws: that failure belongs to the run that asks the model for an answer (it fails with
@@ -116,7 +114,8 @@ export class Engine {
     }
   }
 
-    startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {
+  /** Starts a run, or applies the thread's double-texting policy when it is busy (admission.ts). */
+  startRun(agent: AgentDefinition, input: RunAgentInput, opts: StartRunOptions = {}): Promise<StartedRun> {
     if (this.#draining || this.#closed) return Promise.reject(new EngineClosingError());
     this.#mayHoldLeases = true;
     return startRun(this.#core, agent, input, opts);
