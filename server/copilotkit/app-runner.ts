@@ -32,7 +32,6 @@ import type { Engine } from "../engine/engine.ts";
 import type { ForeignCodes } from "../engine/foreign/ingest.ts";
 import { ConflictError, InvalidRequestError, ServiceUnavailableError } from "../errors.ts";
 import { connectFrames } from "../http/connect-stream.ts";
-import { describeError } from "../http/errors.ts";
 import { parseRunRequest } from "../http/run-input.ts";
 import { admitRun, runFrames } from "../http/run-stream.ts";
 import type { Metrics } from "../metrics.ts";
@@ -40,6 +39,7 @@ import type { EventStore } from "../store/types.ts";
 import { DEFAULT_TENANT, TENANT_NAME } from "../tenant.ts";
 import type { Workspaces } from "../workspace/workspaces.ts";
 import { agentEvents, type RunnableAgent } from "./agent-events.ts";
+import { framesObservable } from "./frames-observable.ts";
 import type { AgentRunnerOptions, AgentRunnerRequest, RuntimeEventStream, ThreadlineRunner } from "./app-runner-types.ts";
 import { CopilotkitRuntimeMissingError } from "./missing.ts";
 
@@ -144,40 +144,9 @@ export class ThreadlineAppRunner implements ThreadlineRunner {
     return tenant;
   }
 
-  /**
-   * Frames as the runtime's Observable, pulled one at a time and stopped on unsubscribe (the
-   * client left; the run goes on). A refusal before the first frame becomes one RUN_ERROR with the
-   * code and sentence the HTTP routes answer with; a fault after it errors the stream.
-   */
+  /** Frames as the runtime's Observable (frames-observable.ts). */
   #stream(open: (signal: AbortSignal) => Promise<AsyncIterable<Frame> | undefined>): RuntimeEventStream {
-    return new this.#rxjs.Observable<unknown>((subscriber) => {
-      const aborter = new AbortController();
-      let started = false;
-      (async () => {
-        const frames = await open(aborter.signal);
-        if (!frames) return;
-        for await (const frame of frames) {
-          if (subscriber.closed) break;
-          started = true;
-          subscriber.next(frame.event);
-        }
-      })().then(
-        () => subscriber.complete(),
-        (err: unknown) => {
-          if (aborter.signal.aborted) return subscriber.complete();
-          const known = describeError(err);
-          if (started || !known || known.status >= 500) this.#deps.logger.error({ err }, "an agentRunner() stream failed");
-          if (started) return subscriber.error(err);
-          subscriber.next({
-            type: "RUN_ERROR",
-            code: known?.code ?? "INTERNAL_ERROR",
-            message: known?.message ?? "The server failed on this request. It has been logged; try again, and report it if it persists.",
-          });
-          subscriber.complete();
-        },
-      );
-      return () => aborter.abort();
-    });
+    return framesObservable(this.#rxjs, open, { logger: this.#deps.logger, message: "an agentRunner() stream failed" });
   }
 }
 

@@ -31,14 +31,14 @@ import type { AgentRegistry } from "../agents/define.ts";
 import { NotFoundError, ConflictError, InvalidRequestError } from "../errors.ts";
 import type { Engine } from "../engine/engine.ts";
 import { connectFrames } from "../http/connect-stream.ts";
-import { describeError } from "../http/errors.ts";
 import { agentFitIssues } from "../http/agent-fit.ts";
 import { parseRunRequest } from "../http/run-input.ts";
 import { admitRun, runFrames } from "../http/run-stream.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
 import type { Workspaces } from "../workspace/workspaces.ts";
-import { agui, rxjs } from "./runtime-packages.ts";
+import { framesObservable } from "./frames-observable.ts";
+import { rxjs } from "./runtime-packages.ts";
 
 export interface ThreadlineRunnerDeps {
   engine: Engine;
@@ -145,44 +145,14 @@ export class ThreadlineAgentRunner extends AgentRunner {
     }
   }
 
-  /**
-   * Frames as the runtime's Observable, pulled one at a time and stopped on unsubscribe (the
-   * runtime unsubscribes when its client leaves). A refusal before the first frame becomes one
-   * RUN_ERROR carrying the code and sentence the HTTP routes answer with, so the browser shows
-   * why; a fault after it errors the stream, as the SSE routes close theirs.
-   */
+  /** Frames as the runtime's Observable (frames-observable.ts). */
   #stream(open: (signal: AbortSignal) => Promise<AsyncIterable<Frame> | undefined>): Observable<BaseEvent> {
-    return new rxjs.Observable<BaseEvent>((subscriber) => {
-      const aborter = new AbortController();
-      let started = false;
-      (async () => {
-        const frames = await open(aborter.signal);
-        if (!frames) return;
-        for await (const frame of frames) {
-          if (subscriber.closed) break;
-          started = true;
-          subscriber.next(frame.event as BaseEvent);
-        }
-      })().then(
-        () => subscriber.complete(),
-        (err: unknown) => {
-          if (aborter.signal.aborted) return subscriber.complete();
-          const known = describeError(err);
-          if (started || !known || known.status >= 500) {
-            this.#deps.logger.error({ err, tenantId: this.#tenantId }, "a CopilotKit runtime stream failed");
-          }
-          if (started) return subscriber.error(err);
-          subscriber.next({
-            type: agui.EventType.RUN_ERROR,
-            code: known?.code ?? "INTERNAL_ERROR",
-            message: known?.message ?? "The server failed on this request. It has been logged; try again, and report it if it persists.",
-            ...(this.#requestId !== undefined && { metadata: { requestId: this.#requestId } }),
-          } as BaseEvent);
-          subscriber.complete();
-        },
-      );
-      return () => aborter.abort();
-    });
+    return framesObservable(rxjs, open, {
+      logger: this.#deps.logger,
+      message: "a CopilotKit runtime stream failed",
+      context: { tenantId: this.#tenantId },
+      ...(this.#requestId !== undefined && { metadata: { requestId: this.#requestId } }),
+    }) as Observable<BaseEvent>;
   }
 }
 
