@@ -9,9 +9,15 @@
  * Why gzip only for the first load: every browser the app runs in accepts Brotli, and a gzip copy
  * of every lazy chunk (the code highlighter's grammars are most of them) added 4.7 MB to the
  * package, which every install of it downloads. A client without Brotli still gets the first load
- * compressed, and the rest as it is.
+ * compressed, and the rest decompressed by the server from the Brotli copy.
+ *
+ * Why the original goes once its Brotli copy is written (all but index.html, which the server
+ * reads to know the app is built): the package then ships each asset once, 9.8 MB of JavaScript
+ * less in every install; the server streams it decompressed to the rare client without Brotli
+ * (server/http/static.ts). Rejected: keeping the gzip copies in place of the originals for those
+ * clients (0.6 MB for the first load is worth it, 4.7 MB for the rest was not).
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
@@ -33,14 +39,20 @@ function filesUnder(dir: string): string[] {
   });
 }
 
+/** The one file kept as it is next to its copies: the server's sign that the app is built. */
+const KEEP_ORIGINAL = /(^|[\\/])index\.html$/;
+
 async function compressFile(file: string, withGzip: boolean): Promise<void> {
   const raw = readFileSync(file);
   const [br, gzipped] = await Promise.all([
     brotli(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }),
     withGzip ? gz(raw, { level: 9 }) : undefined,
   ]);
-  if (br.length <= raw.length * (1 - MIN_SAVING)) writeFileSync(`${file}.br`, br);
   if (gzipped && gzipped.length <= raw.length * (1 - MIN_SAVING)) writeFileSync(`${file}.gz`, gzipped);
+  if (br.length <= raw.length * (1 - MIN_SAVING)) {
+    writeFileSync(`${file}.br`, br);
+    if (!KEEP_ORIGINAL.test(file)) unlinkSync(file);
+  }
 }
 
 /** index.html and the files it names (`src` and `href` under the build's own root): the first load. */

@@ -196,8 +196,9 @@ function wire(opts: ThreadlineOptions): Parts {
       onError: (err) => logger.warn({ err }, "event store background error; it reconnects and goes on"),
     });
 
-  // Building the models does no I/O (the demo model starts its local upstream on first use), so
-  // a wrong MODEL or a missing key fails here, at createThreadline, rather than on a first run.
+  // Building the models does no I/O (a provider's package is imported on its first request), so
+  // a wrong MODEL, a missing key or a missing openai SDK fails here, at createThreadline, rather
+  // than on a first run.
   const models = modelsFromConfig(config, { model: opts.model, logger });
   closers.push(() => models.close());
 

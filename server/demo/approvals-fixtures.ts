@@ -5,7 +5,7 @@
  * proposes two send_email calls at once (asked together), "meeting"
  * proposes schedule_meeting (asks the user for a slot); the follow-ups read the tool's result.
  */
-import type { ChatCompletionRequest, Fixture } from "@copilotkit/aimock";
+import type { DemoChatRequest, DemoFixture } from "./fixture.ts";
 import { z } from "zod";
 import { wireJsonSchema } from "../../protocol/json-schema.ts";
 
@@ -47,17 +47,17 @@ function text(content: unknown): string {
   return Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? "").join("") : "";
 }
 
-function offersApprovals(req: ChatCompletionRequest): boolean {
+function offersApprovals(req: DemoChatRequest): boolean {
   return (req.tools ?? []).some((t) => t.function.name === APPROVAL_TOOLS.sendEmail);
 }
 
-function lastUser(req: ChatCompletionRequest): string {
+function lastUser(req: DemoChatRequest): string {
   const m = req.messages.findLast((x) => x.role === "user");
   return m ? text(m.content).toLowerCase() : "";
 }
 
 /** The name of the call the last tool message answers, and that message's text. */
-function lastResult(req: ChatCompletionRequest): { name: string; result: string } | undefined {
+function lastResult(req: DemoChatRequest): { name: string; result: string } | undefined {
   const last = req.messages.at(-1);
   if (last?.role !== "tool") return undefined;
   for (const m of req.messages) {
@@ -71,7 +71,7 @@ function refused(result: string): boolean {
   return /did not approve|not executed|did not answer|error/i.test(result);
 }
 
-export function approvalsFixtures(): Fixture[] {
+export function approvalsFixtures(): DemoFixture[] {
   return [
     {
       match: { predicate: (req) => offersApprovals(req) && lastResult(req)?.name === APPROVAL_TOOLS.sendEmail },

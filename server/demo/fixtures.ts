@@ -1,14 +1,14 @@
 /**
- * The built-in demo model's script: aimock fixtures that exercise every feature of the
+ * The built-in demo model's script: fixtures (fixture.ts) that exercise every feature of the
  * `default` agent, and of the feature demo agents (scripts/), without a network or an API key.
  *
- * Matching is aimock's: the first fixture whose match passes answers, and `userMessage` looks at
- * the last *user* message even when the request ends with a tool result. So the follow-ups to
+ * The first fixture whose predicate passes answers (the demo model, or aimock in the tests), and
+ * the triggers read the last *user* message even when the request ends with a tool result. So the follow-ups to
  * tool results come first, keyed on the tool whose result is last; then the user triggers, most
  * specific first (DEMO_TRIGGER_ORDER); then one catch-all. Answers are functions of the request
  * only, so the same conversation always gets the same reply, tool call ids included.
  */
-import type { ChatCompletionRequest, Fixture } from "@copilotkit/aimock";
+import type { DemoChatRequest, DemoFixture } from "./fixture.ts";
 import { z } from "zod";
 import { demoAgentFixtures } from "./scripts/index.ts";
 import { answeredCalls, captured, lastResultIs, lastUserText, offers, parseObject, toolCall, type AnsweredCall } from "./request.ts";
@@ -81,7 +81,7 @@ export const RunPlanArgsSchema = z.object({ goal: z.string(), steps: z.array(z.s
 export const ChangeBackgroundArgsSchema = z.object({ background: z.string().describe("Any CSS background value") });
 export const ConfirmActionArgsSchema = z.object({ action: z.string().describe("What needs the user's approval") });
 
-function says(req: ChatCompletionRequest, trigger: DemoTrigger): boolean {
+function says(req: DemoChatRequest, trigger: DemoTrigger): boolean {
   const message = lastUserText(req).toLowerCase();
   return DEMO_TRIGGERS[trigger].some((w) => message.includes(w));
 }
@@ -125,7 +125,7 @@ function approved(result: string): boolean {
   return /^\W*(yes|approved?|confirm(ed)?|ok)\W*$/i.test(result);
 }
 
-export function demoFixtures(): Fixture[] {
+export function demoFixtures(): DemoFixture[] {
   return [
     {
       match: { predicate: (req) => lastUserText(req).toLowerCase().includes(DEMO_FAILURE_PROMPT.toLowerCase()) },

@@ -4,24 +4,24 @@
  * whose ids are a function of the request, so a re-issued request gets the same ids.
  */
 import { createHash } from "node:crypto";
-import type { ChatCompletionRequest, ChatMessage } from "@copilotkit/aimock";
+import type { DemoChatMessage, DemoChatRequest } from "./fixture.ts";
 
-export function text(content: ChatMessage["content"]): string {
+export function text(content: DemoChatMessage["content"]): string {
   if (typeof content === "string") return content;
   return (content ?? []).map((p) => p.text ?? "").join("");
 }
 
-export function lastUserText(req: ChatCompletionRequest): string {
+export function lastUserText(req: DemoChatRequest): string {
   const user = req.messages.findLast((m) => m.role === "user");
   return user ? text(user.content) : "";
 }
 
 /** True when the request is a fresh user turn (not the follow-up to a tool result). */
-export function endsWithUser(req: ChatCompletionRequest): boolean {
+export function endsWithUser(req: DemoChatRequest): boolean {
   return req.messages.at(-1)?.role === "user";
 }
 
-export function offers(req: ChatCompletionRequest, tool: string): boolean {
+export function offers(req: DemoChatRequest, tool: string): boolean {
   return (req.tools ?? []).some((t) => t.function.name === tool);
 }
 
@@ -29,7 +29,7 @@ export function offers(req: ChatCompletionRequest, tool: string): boolean {
  * One entry of the application context (RunAgentInput.context), which the engine appends to the
  * system prompt as "- <description>: <value>" lines; the first whose description contains `key`.
  */
-export function contextValue(req: ChatCompletionRequest, key: string): string | undefined {
+export function contextValue(req: DemoChatRequest, key: string): string | undefined {
   const system = req.messages.filter((m) => m.role === "system").map((m) => text(m.content)).join("\n");
   const needle = key.toLowerCase();
   for (const line of system.split("\n")) {
@@ -46,7 +46,7 @@ export interface AnsweredCall {
 }
 
 /** The tool results after the last user message, with the calls they answer. */
-export function answeredCalls(req: ChatCompletionRequest): AnsweredCall[] {
+export function answeredCalls(req: DemoChatRequest): AnsweredCall[] {
   const calls = new Map<string, { name: string; arguments: string }>();
   for (const m of req.messages) for (const c of m.tool_calls ?? []) calls.set(c.id, c.function);
   const lastUser = req.messages.findLastIndex((m) => m.role === "user");
@@ -57,7 +57,7 @@ export function answeredCalls(req: ChatCompletionRequest): AnsweredCall[] {
 }
 
 export function lastResultIs(tool: string) {
-  return (req: ChatCompletionRequest) => req.messages.at(-1)?.role === "tool" && answeredCalls(req).at(-1)?.name === tool;
+  return (req: DemoChatRequest) => req.messages.at(-1)?.role === "tool" && answeredCalls(req).at(-1)?.name === tool;
 }
 
 export function parseObject(json: string): Record<string, unknown> {
@@ -70,12 +70,12 @@ export function parseObject(json: string): Record<string, unknown> {
 }
 
 /** Stable per conversation and position, so a re-issued request gets the same ids. */
-function callId(req: ChatCompletionRequest, i: number): string {
+function callId(req: DemoChatRequest, i: number): string {
   const hash = createHash("sha256").update(JSON.stringify(req.messages)).update(String(i));
   return `call_${hash.digest("hex").slice(0, 24)}`;
 }
 
-export function toolCall(req: ChatCompletionRequest, i: number, name: string, args: object) {
+export function toolCall(req: DemoChatRequest, i: number, name: string, args: object) {
   return { id: callId(req, i), name, arguments: JSON.stringify(args) };
 }
 

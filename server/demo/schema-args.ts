@@ -10,12 +10,12 @@
  * type (a string gets the demo's subject, such as the place asked about); optional properties are
  * left out. No tool of that name on offer: the demo's own arguments.
  */
-import type { ChatCompletionRequest } from "@copilotkit/aimock";
+import type { DemoChatRequest } from "./fixture.ts";
 
 type Schema = Record<string, unknown>;
 
 /** The JSON Schema of the parameters of the tool `name` in the request, if it offers one. */
-export function offeredParameters(req: ChatCompletionRequest, name: string): Schema | undefined {
+export function offeredParameters(req: DemoChatRequest, name: string): Schema | undefined {
   const tool = (req.tools ?? []).find((t) => t.function.name === name);
   const params = tool?.function.parameters;
   return params && typeof params === "object" ? (params as Schema) : undefined;
@@ -25,7 +25,7 @@ export function offeredParameters(req: ChatCompletionRequest, name: string): Sch
  * `known` by property name, then `subject` for the first string the schema requires and nothing
  * named; the demo's own `known` when the request offers no such tool.
  */
-export function argsFor(req: ChatCompletionRequest, name: string, known: Record<string, unknown>, subject: string): Record<string, unknown> {
+export function argsFor(req: DemoChatRequest, name: string, known: Record<string, unknown>, subject: string): Record<string, unknown> {
   const schema = offeredParameters(req, name);
   if (!schema) return known;
   const filled = valueFor(schema, known, { subject, used: false });

@@ -2,12 +2,17 @@
  * The client app (dist/client, built by Vite from client/) at `/`, with a single-page fallback: any GET for a
  * page (not /api, not a file) gets index.html, so /t/<threadId> and /v1 load the app.
  * Hashed assets are cached for good; index.html never is, so a new build shows at once.
- * Files are sent compressed when the browser accepts it: the build wrote a Brotli and a gzip copy
- * next to each (client/precompress.ts), so nothing is compressed per request.
+ * Files are sent compressed when the browser accepts it: the build wrote a Brotli copy next to
+ * each (and a gzip one for the first load: client/precompress.ts), so nothing is compressed per
+ * request. A file the build kept only as Brotli (every large asset but index.html: the package
+ * ships each once) is decompressed on the way out, as a stream, for a client that does not
+ * accept br (curl without --compressed, a proxy that rewrites Accept-Encoding).
  */
-import { existsSync, statSync } from "node:fs";
+import { createReadStream, existsSync, statSync } from "node:fs";
 import path from "node:path";
+import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
+import { createBrotliDecompress } from "node:zlib";
 import express, { type Request, type Response, Router } from "express";
 
 /**
@@ -43,15 +48,25 @@ function isFile(file: string): boolean {
   return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 }
 
+/** A file of the build: on disk as it is, or only as its Brotli copy. */
+function isBuilt(file: string): boolean {
+  return isFile(file) || isFile(`${file}.br`);
+}
+
 /**
  * Sends `file` (inside distDir, already checked) as the best copy the request accepts: the
- * Brotli or gzip one when it was written, else the file itself. `Vary` tells caches in between
- * that the answer depends on Accept-Encoding even when it is the plain file.
+ * Brotli or gzip one when it was written, else the file itself, else the Brotli copy
+ * decompressed. `Vary` tells caches in between that the answer depends on Accept-Encoding even
+ * when it is the plain file.
  */
 function sendBest(req: Request, res: Response, file: string): void {
   res.setHeader("Vary", "Accept-Encoding");
   res.setHeader("Cache-Control", cacheControl(file));
   const encoding = preferredEncoding(req.headers["accept-encoding"], ENCODINGS.filter((e) => isFile(file + e.suffix)));
+  if (!encoding && !isFile(file)) {
+    sendDecompressed(req, res, file);
+    return;
+  }
   if (!encoding) {
     res.sendFile(file);
     return;
@@ -59,6 +74,23 @@ function sendBest(req: Request, res: Response, file: string): void {
   res.type(path.extname(file));
   res.setHeader("Content-Encoding", encoding.name);
   res.sendFile(file + encoding.suffix);
+}
+
+/**
+ * The Brotli copy of `file`, decompressed as it streams: memory is zlib's window and a chunk or
+ * two, whatever the file's size. Rejected: a cache of decompressed files (memory for clients
+ * that are rare), and shipping every file twice (the package's size, for those same clients).
+ */
+function sendDecompressed(req: Request, res: Response, file: string): void {
+  res.type(path.extname(file));
+  if (req.method === "HEAD") {
+    res.end();
+    return;
+  }
+  pipeline(createReadStream(`${file}.br`), createBrotliDecompress(), res).catch(() => {
+    // A broken copy or a client gone mid-way: the response can only be cut (headers are out).
+    res.destroy();
+  });
 }
 
 /**
@@ -94,7 +126,7 @@ function fileFor(distDir: string, urlPath: string): string | null {
   }
   if (decoded.includes("\0") || decoded.split("/").some((part) => part.startsWith("."))) return null;
   const file = path.join(distDir, decoded);
-  if (!file.startsWith(distDir + path.sep) || !isFile(file)) return null;
+  if (!file.startsWith(distDir + path.sep) || !isBuilt(file)) return null;
   return file;
 }
 

@@ -44,10 +44,7 @@ export interface Models {
 }
 
 export function modelsFromConfig(config: Config, opts: ModelsFromConfigOptions): Models {
-  const resolver = new ModelResolver(config, {
-    ...(opts.demoLatencyMs !== undefined && { demoLatencyMs: opts.demoLatencyMs }),
-    onDemoStart: (url) => opts.logger.debug({ url }, "demo model upstream started on loopback"),
-  });
+  const resolver = new ModelResolver(config, opts.demoLatencyMs !== undefined ? { demoLatencyMs: opts.demoLatencyMs } : {});
   const close = () => resolver.close();
   if (typeof opts.model === "function") return { factory: opts.model, defaultId: "(application factory)", check: () => undefined, close };
 

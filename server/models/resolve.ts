@@ -1,21 +1,22 @@
 /**
  * From a spec to a Model. `ModelResolver` holds what models of one server share (one openai
- * client per provider, the demo upstream) and closes it; `resolveModel` is the one-off form.
+ * client per provider, the demo model) and closes it; `resolveModel` is the one-off form.
  *
  * Provider models are built lazily: resolving is synchronous (an agent's model is picked per run
- * by a ModelFactory), and the @ai-sdk/* package of a provider is imported on the first request.
- * A spec that cannot work (unknown provider, missing API key) fails when resolved, with a
- * sentence saying what to set.
+ * by a ModelFactory), and the provider's package (the openai SDK, @ai-sdk/*) is imported on the
+ * first request. A spec that cannot work (unknown provider, missing API key, the openai SDK not
+ * installed) fails when resolved, with a sentence saying what to set or install.
  */
-import type OpenAI from "openai";
 import { aiSdkModel } from "./ai-sdk/model.ts";
 import { AI_SDK_MEDIA_INPUTS } from "./ai-sdk/prompt.ts";
 import { loadAiSdkModel, type AiSdkProviderName } from "./ai-sdk/providers.ts";
 import { DemoModel } from "./demo/demo-model.ts";
 import { ModelError } from "./errors.ts";
 import { isModel, type Model, type ModelPart, type ModelRequest } from "./model.ts";
+import type { OpenAIChatClient } from "./openai/chat-client.ts";
 import { createOpenAIClient } from "./openai/client.ts";
 import { OpenAIModel } from "./openai/model.ts";
+import { assertOpenAISdkInstalled } from "./openai/sdk.ts";
 import { formatModelSpec, ModelSpecError, parseModelSpec, type ModelSpec } from "./spec.ts";
 
 /** The environment a resolver reads: server/config.ts's keys of the same names. */
@@ -38,13 +39,12 @@ export const OLLAMA_DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1";
 export interface ModelResolverOptions {
   /** Passed to the demo model: 0 for tests. */
   demoLatencyMs?: number;
-  onDemoStart?: (url: string) => void;
 }
 
 export class ModelResolver {
   readonly #env: ModelEnv;
   readonly #opts: ModelResolverOptions;
-  readonly #clients = new Map<string, OpenAI>();
+  readonly #clients = new Map<string, OpenAIChatClient>();
   readonly #models = new Map<string, Model>();
   #demo: DemoModel | undefined;
 
@@ -80,10 +80,7 @@ export class ModelResolver {
     const env = this.#env;
     switch (spec.provider) {
       case "demo":
-        this.#demo ??= new DemoModel({
-          ...(this.#opts.demoLatencyMs !== undefined && { latencyMs: this.#opts.demoLatencyMs }),
-          ...(this.#opts.onDemoStart && { onStart: this.#opts.onDemoStart }),
-        });
+        this.#demo ??= new DemoModel(this.#opts.demoLatencyMs !== undefined ? { latencyMs: this.#opts.demoLatencyMs } : {});
         return this.#demo;
       case "openai":
         if (!this.openaiConfigured) throw missingKey(spec, "OPENAI_API_KEY", " (or OPENAI_BASE_URL for a compatible server)");
@@ -103,7 +100,8 @@ export class ModelResolver {
     }
   }
 
-  #client(provider: string, baseURL: string | undefined, apiKey: string): OpenAI {
+  #client(provider: string, baseURL: string | undefined, apiKey: string): OpenAIChatClient {
+    assertOpenAISdkInstalled();
     let client = this.#clients.get(provider);
     if (!client) {
       client = createOpenAIClient({
@@ -152,7 +150,7 @@ export class ModelResolver {
   }
 }
 
-/** One model from a spec; the demo model it may return holds an upstream until its close(). */
+/** One model from a spec. */
 export function resolveModel(spec: string | Model, env: ModelEnv): Model {
   return new ModelResolver(env).resolve(spec);
 }

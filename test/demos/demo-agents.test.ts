@@ -9,7 +9,7 @@ import type { Context, Message, Tool } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
 import { demoAgents } from "../../server/agents/demos/index.ts";
-import { startDemoUpstream, type DemoUpstream } from "../../server/demo/upstream.ts";
+import { startDemoUpstream, type DemoUpstream } from "../support/demo-upstream.ts";
 import { CLIENT_VERSIONS, runClient, type ClientOutcome, type ClientVersion } from "../support/agui-clients.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 

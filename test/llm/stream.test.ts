@@ -2,6 +2,7 @@
  * The streaming wrapper against a real aimock upstream, through the real openai SDK.
  */
 import { LLMock } from "@copilotkit/aimock";
+import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelPartSchema, type ModelTool } from "../../server/models/model.ts";
 import { createOpenAIClient } from "../../server/models/openai/client.ts";
@@ -53,6 +54,14 @@ afterAll(async () => {
 });
 
 describe("OpenAIModel against aimock", () => {
+  it("takes the SDK's own client as well as createOpenAIClient's (the adapter's client type is structural)", async () => {
+    const own = new OpenAIModel({ client: new OpenAI({ baseURL: `${mock.url}/v1`, apiKey: "test", maxRetries: 0 }), model: "gpt-4o-mini" });
+    expect(textOf(await collect(ask("say hello", { using: own })))).toBe("Hello there, streamed in small pieces!");
+    // An SDK error through the SDK's own client is still recognised (its classes are the ones sdk.ts imports).
+    const { error } = await collectError(ask("fail hard", { using: own }));
+    expect(error.code).toBe("UPSTREAM_HTTP_500");
+  });
+
   it("streams text in several deltas and finishes with stop", async () => {
     const deltas = await collect(ask("say hello"));
     for (const d of deltas) ModelPartSchema.parse(d);

@@ -42,17 +42,20 @@ const APP_START_TIMEOUT_MS = 120_000;
 
 /**
  * Bounds on the README app's install, as `du` counts it (allocated blocks) and as npm counts
- * packages (its hidden lockfile). Measured on Node 20 / npm 11: 109.2 MB and 125 packages, of
- * which PGlite is 26 MB, the openai SDK 20 MB, this package 15 MB (13 MB the bundled web app),
- * aimock (the demo model) 11 MB, zod 8 MB, and AG-UI's protobuf encoding 9 MB (its schema's own
- * zod 3, 5 MB, and @bufbuild/protobuf). Before: 136.6 MB (the openai SDK 7's 35 MB, every grammar
- * of the code highlighter 12 MB, source maps of sources not shipped 2 MB, KaTeX's fonts in woff
- * and ttf 1 MB); with CopilotKit's runtime as a dependency, as it was once:
- * 417 MB and 392 packages. The bounds leave a little room and catch anything of that kind coming
- * back; a failure names the largest packages.
+ * packages (its hidden lockfile). Measured on Node 20 / npm 11: 69.0 MB and 123 packages, of
+ * which PGlite is 26.1 MB, zod 8.2 MB, this package 6.2 MB (the bundled web app once, as Brotli),
+ * AG-UI's protobuf encoding 9.2 MB (its schema's own zod 3, 5.1 MB, @bufbuild/protobuf 2.9 MB and
+ * @ag-ui/proto 1.2 MB), @opentelemetry/api 2.8 MB, @types/node 2.7 MB and prom-client's bintrees
+ * 2.3 MB. Before: 109.2 MB, with the openai SDK (20 MB, now an optional peer: the demo model
+ * answers in process), aimock (11 MB, the demo's old upstream, now the tests' only) and the web
+ * app as JavaScript, Brotli and gzip (13 MB); before that 136.6 MB (the openai SDK 7's 35 MB, every
+ * grammar of the code highlighter 12 MB, source maps of sources not shipped 2 MB, KaTeX's fonts in
+ * woff and ttf 1 MB); with CopilotKit's runtime as a dependency, as it was once: 417 MB and 392
+ * packages. The bounds leave a little room and catch anything of that kind coming back; a failure
+ * names the largest packages.
  */
-const INSTALL_MAX_MB = 114;
-const INSTALL_MAX_PACKAGES = 130;
+const INSTALL_MAX_MB = 73;
+const INSTALL_MAX_PACKAGES = 127;
 
 const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
 const { blocks } = readmeBlocks(README);
@@ -223,7 +226,9 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     expect(installed.mb, largest).toBeLessThan(INSTALL_MAX_MB);
     expect(installed.packages, largest).toBeLessThan(INSTALL_MAX_PACKAGES);
     const modules = path.join(scratch, "node_modules");
-    expect(readdirSync(path.join(modules, "@copilotkit"))).toEqual(["aimock"]);
+    // Neither CopilotKit's runtime nor aimock (the tests' upstream), nor the openai SDK (an optional peer).
+    expect(existsSync(path.join(modules, "@copilotkit"))).toBe(false);
+    expect(existsSync(path.join(modules, "openai"))).toBe(false);
     expect(installOutput).not.toMatch(/install-scripts|allowScripts/);
     // engines agrees with every dependency's: on a Node the package supports (this one), npm has
     // no complaint about the package or anything it brings.
@@ -245,8 +250,11 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     expect(files).toContain("dist/conformance/cli.js");
     expect(files).toContain("dist/client/index.html");
     // The web app's code highlighter carries common languages only (client/src/markdown/shiki-common-languages.ts).
-    expect(files.filter((f) => /^dist\/client\/assets\/typescript-[\w-]{8}\.js$/.test(f))).toHaveLength(1);
-    expect(files.filter((f) => /^dist\/client\/assets\/(emacs-lisp|cobol|wolfram|dracula)-[\w-]{8}\.js$/.test(f))).toEqual([]);
+    expect(files.filter((f) => /^dist\/client\/assets\/typescript-[\w-]{8}\.js(\.br)?$/.test(f))).toHaveLength(1);
+    expect(files.filter((f) => /^dist\/client\/assets\/(emacs-lisp|cobol|wolfram|dracula)-[\w-]{8}\.js/.test(f))).toEqual([]);
+    // Each large asset once, as its Brotli copy (client/precompress.ts); index.html as it is.
+    expect(files.filter((f) => f.startsWith("dist/client/assets/index-") && f.endsWith(".js"))).toEqual([]);
+    expect(files.filter((f) => f.startsWith("dist/client/assets/index-") && f.endsWith(".js.br"))).toHaveLength(1);
     // KaTeX's fonts as woff2 only (client/katex-woff2-only.ts).
     expect(files.filter((f) => /^dist\/client\/assets\/KaTeX_.*\.(woff|ttf)$/.test(f))).toEqual([]);
     expect(files).toContain("LICENSE");
@@ -357,6 +365,13 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
       expect(report.unsupported.find((r) => r.name === "client-1.0")?.detail).toMatch(/@ag-ui\/client is not installed/);
     });
   });
+
+  it("without the openai SDK (an optional peer), the app configured for OpenAI stops at start with the command to run", async () => {
+    const { code, output } = await failingApp(["app.mjs"], scratch, { ...database(), MODEL: "openai:gpt-4o-mini", OPENAI_API_KEY: "sk-test" });
+    expect(code).not.toBe(0);
+    expect(output).toContain("needs openai, an optional peer dependency of threadline");
+    expect(output).toContain("npm install openai@6");
+  }, APP_START_TIMEOUT_MS);
 
   describe("CopilotKit's runtime, an optional peer dependency", () => {
     it("without it, the CopilotKit app stops at start with the command to run", async () => {

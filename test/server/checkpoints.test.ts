@@ -9,7 +9,7 @@ import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import { parseFrameId } from "../../protocol/frames.ts";
 import { reconstruct, Reconstructor } from "../../protocol/reconstruct.ts";
 import { Replay } from "../../protocol/replay.ts";
-import { startDemoUpstream } from "../../server/demo/upstream.ts";
+import { startDemoUpstream } from "../support/demo-upstream.ts";
 import { backends, serverMetric, startTestServer, type TestServer } from "../support/server.ts";
 import { postSse } from "../support/sse-client.ts";
 

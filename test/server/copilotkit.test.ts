@@ -5,7 +5,7 @@
  */
 import { defaultAgent } from "../../server/agents/default-agent.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDemoUpstream } from "../../server/demo/upstream.ts";
+import { startDemoUpstream } from "../support/demo-upstream.ts";
 import { backends, openStore, startTestServer } from "../support/server.ts";
 import { postSse } from "../support/sse-client.ts";
 

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDemoUpstream } from "../../server/demo/upstream.ts";
+import { startDemoUpstream } from "../support/demo-upstream.ts";
 import { pgliteBackend, postgresBackend, type StoreBackend } from "../store/backends.ts";
 import { backends, startTestServer, testSchema, type TestServer } from "../support/server.ts";
 import { send, type RawRequest } from "./raw-http.ts";

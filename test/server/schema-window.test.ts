@@ -10,7 +10,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDemoUpstream } from "../../server/demo/upstream.ts";
+import { startDemoUpstream } from "../support/demo-upstream.ts";
 import type { Db } from "../../server/store/db.ts";
 import { latestMigrationId, loadMigrations, migrate, type Migration } from "../../server/store/migrate.ts";
 import { createPgliteStore, pgliteDb } from "../../server/store/pglite.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDemoUpstream } from "../../server/demo/upstream.ts";
+import { startDemoUpstream } from "../support/demo-upstream.ts";
 import { CLIENT_VERSIONS, runClient } from "../support/agui-clients.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 

@@ -9,10 +9,13 @@ import path from "node:path";
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { get as httpGet, type IncomingHttpHeaders, type Server } from "node:http";
 import express from "express";
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientApp } from "../../server/http/static.ts";
 
 const JS = `export const answer = ${JSON.stringify("x".repeat(4000))};\n`;
+/** Large enough that the decompressed answer spans several stream chunks (64 KiB each). */
+const LAZY = `export const grammar = ${JSON.stringify(Array.from({ length: 30_000 }, (_, i) => `rule-${i}`).join("|"))};\n`;
 const HTML = `<!doctype html><html><head><script type="module" src="/assets/app-Ab12Cd34.js"></script></head><body>${" ".repeat(2000)}</body></html>`;
 
 describe("the client app's static route", () => {
@@ -26,6 +29,8 @@ describe("the client app's static route", () => {
     writeFileSync(js, JS);
     writeFileSync(`${js}.br`, brotliCompressSync(JS));
     writeFileSync(`${js}.gz`, gzipSync(JS));
+    // As the build leaves a large lazy asset: its Brotli copy only (client/precompress.ts).
+    writeFileSync(path.join(dir, "assets", "lazy-Ef56Gh78.js.br"), brotliCompressSync(LAZY));
     // Too small to have been compressed by the build: sent as it is.
     writeFileSync(path.join(dir, "assets", "tiny-Zz99.css"), "body{margin:0}");
     writeFileSync(path.join(dir, "index.html"), HTML);
@@ -75,6 +80,28 @@ describe("the client app's static route", () => {
     expect(plain.headers["content-encoding"]).toBeUndefined();
     expect(plain.body.toString()).toBe(JS);
     expect(plain.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+  });
+
+  it("sends an asset kept only as Brotli as it is to a client that accepts br, decompressed to one that does not", async () => {
+    const app = express().use(clientApp({ distDir: dir }));
+    // The bytes as sent (supertest would decode br): the build's copy.
+    const br = await get("/assets/lazy-Ef56Gh78.js", { "Accept-Encoding": "gzip, deflate, br" });
+    expect(br.status).toBe(200);
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(brotliDecompressSync(br.body).toString()).toBe(LAZY);
+
+    for (const acceptEncoding of ["identity", "gzip", ""]) {
+      const plain = await request(app).get("/assets/lazy-Ef56Gh78.js").set("Accept-Encoding", acceptEncoding);
+      expect(plain.status, acceptEncoding).toBe(200);
+      expect(plain.headers["content-encoding"], acceptEncoding).toBeUndefined();
+      expect(plain.headers["content-type"], acceptEncoding).toMatch(/^text\/javascript|^application\/javascript/);
+      expect(plain.headers["cache-control"], acceptEncoding).toBe("public, max-age=31536000, immutable");
+      expect(plain.headers.vary, acceptEncoding).toMatch(/Accept-Encoding/);
+      expect(plain.text, acceptEncoding).toBe(LAZY);
+    }
+    const head = await request(app).head("/assets/lazy-Ef56Gh78.js").set("Accept-Encoding", "identity");
+    expect(head.status).toBe(200);
+    expect(head.headers["content-type"]).toMatch(/javascript/);
   });
 
   it("sends a file without compressed copies as it is, with its type", async () => {

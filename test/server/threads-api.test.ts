@@ -1,6 +1,6 @@
 /** The thread API: list (filters, pages), one thread, raw events (JSON and live SSE), delete. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDemoUpstream } from "../../server/demo/upstream.ts";
+import { startDemoUpstream } from "../support/demo-upstream.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 import { postSse, readSseFrames } from "../support/sse-client.ts";
 

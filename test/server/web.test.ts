@@ -4,7 +4,7 @@
  * request that used to reach a 500, now a 4xx of the error model.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDemoUpstream } from "../../server/demo/upstream.ts";
+import { startDemoUpstream } from "../support/demo-upstream.ts";
 import { socketOrigins } from "../../server/http/web.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { backends, openStore, startTestServer, type TestServer } from "../support/server.ts";

@@ -2,7 +2,7 @@
  * The demo model on the agentic generative UI agent: any request becomes a four-step
  * generate_task_steps_generative_ui call in the reference agents' shape.
  */
-import type { Fixture } from "@copilotkit/aimock";
+import type { DemoFixture } from "../fixture.ts";
 import type { z } from "zod";
 import { GENERATE_TASK_STEPS_TOOL, type GenerateTaskStepsArgsSchema } from "../../agents/demos/agentic-generative-ui.ts";
 import { answeredCalls, captured, endsWithUser, lastResultIs, lastUserText, offers, toolCall } from "../request.ts";
@@ -26,7 +26,7 @@ function planFor(goal: string): Plan {
   };
 }
 
-export function agenticGenerativeUiFixtures(): Fixture[] {
+export function agenticGenerativeUiFixtures(): DemoFixture[] {
   return [
     {
       match: { predicate: lastResultIs(TOOL) },

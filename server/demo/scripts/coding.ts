@@ -5,7 +5,7 @@
  * next step is the number of tool results since the user's message, so a reload or a re-issued
  * request resumes the session where it is.
  */
-import type { ChatCompletionRequest, Fixture } from "@copilotkit/aimock";
+import type { DemoChatRequest, DemoFixture } from "../fixture.ts";
 import { answeredCalls, endsWithUser, offers, parseObject, toolCall, type AnsweredCall } from "../request.ts";
 
 const CODING_TOOLS = ["write", "bash", "edit"] as const;
@@ -50,7 +50,7 @@ const STEPS: readonly Step[] = [
   { say: "Finally, let me read the file back.", tool: "read", args: { path: HELLO_PATH } },
 ];
 
-function offersCoding(req: ChatCompletionRequest): boolean {
+function offersCoding(req: DemoChatRequest): boolean {
   return CODING_TOOLS.every((t) => offers(req, t));
 }
 
@@ -60,7 +60,7 @@ function exitOf(call: AnsweredCall): string {
   return typeof r.exitCode === "number" ? `exit ${r.exitCode}` : "no exit code";
 }
 
-function summary(req: ChatCompletionRequest): string {
+function summary(req: DemoChatRequest): string {
   const runs = answeredCalls(req).filter((c) => c.name === "bash").map(exitOf);
   return (
     `Done. I wrote ${HELLO_PATH}, ran it (${runs[0] ?? "not run"}), changed its greeting to "Threadline" and ran it ` +
@@ -69,7 +69,7 @@ function summary(req: ChatCompletionRequest): string {
   );
 }
 
-export function codingFixtures(): Fixture[] {
+export function codingFixtures(): DemoFixture[] {
   return [
     {
       match: { predicate: (req) => offersCoding(req) && (endsWithUser(req) || req.messages.at(-1)?.role === "tool") },

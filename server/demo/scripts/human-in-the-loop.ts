@@ -5,7 +5,7 @@
  * `{accepted, steps?}` says which steps to perform. The app's own page offers confirm_action
  * instead, which the default script answers.
  */
-import type { Fixture } from "@copilotkit/aimock";
+import type { DemoFixture } from "../fixture.ts";
 import { answeredCalls, endsWithUser, lastResultIs, lastUserText, offers, parseObject, toolCall } from "../request.ts";
 
 export const GENERATE_TASK_STEPS = "generate_task_steps";
@@ -20,7 +20,7 @@ function stepsFor(message: string): { description: string; status: "enabled" }[]
   ].map((description) => ({ description, status: "enabled" }));
 }
 
-export function humanInTheLoopFixtures(): Fixture[] {
+export function humanInTheLoopFixtures(): DemoFixture[] {
   return [
     {
       match: { predicate: lastResultIs(GENERATE_TASK_STEPS) },

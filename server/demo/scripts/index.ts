@@ -6,7 +6,7 @@
  * (confirm_action on "delete" / "approve"; the dojo's generate_task_steps has its own script). The
  * coding agent is keyed on write + bash + edit.
  */
-import type { Fixture } from "@copilotkit/aimock";
+import type { DemoFixture } from "../fixture.ts";
 import { agenticGenerativeUiFixtures } from "./agentic-generative-ui.ts";
 import { codingFixtures } from "./coding.ts";
 import { humanInTheLoopFixtures } from "./human-in-the-loop.ts";
@@ -14,7 +14,7 @@ import { predictiveStateUpdatesFixtures } from "./predictive-state-updates.ts";
 import { sharedStateFixtures } from "./shared-state.ts";
 import { toolBasedGenerativeUiFixtures } from "./tool-based-generative-ui.ts";
 
-export function demoAgentFixtures(): Fixture[] {
+export function demoAgentFixtures(): DemoFixture[] {
   return [
     ...agenticGenerativeUiFixtures(),
     ...toolBasedGenerativeUiFixtures(),

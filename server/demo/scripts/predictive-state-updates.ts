@@ -4,7 +4,7 @@
  * many chunks (what a prediction of state.document follows); then, when the page offers it,
  * confirm_changes asks the user; then one sentence on the answer.
  */
-import type { Fixture } from "@copilotkit/aimock";
+import type { DemoFixture } from "../fixture.ts";
 import { CONFIRM_CHANGES_TOOL, WRITE_DOCUMENT_TOOL } from "../../agents/demos/predictive-state-updates.ts";
 import { answeredCalls, captured, endsWithUser, lastResultIs, lastUserText, offers, parseObject, toolCall } from "../request.ts";
 
@@ -31,7 +31,7 @@ function wordsOf(document: string): number {
   return document.split(/\s+/).filter(Boolean).length;
 }
 
-export function predictiveStateUpdatesFixtures(): Fixture[] {
+export function predictiveStateUpdatesFixtures(): DemoFixture[] {
   return [
     {
       match: { predicate: lastResultIs(CONFIRM_CHANGES_TOOL) },

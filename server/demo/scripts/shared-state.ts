@@ -4,7 +4,7 @@
  * the user's ingredients and steps plus one of its own. So a user's edit visibly reaches the
  * model, and the model's edit visibly reaches the page.
  */
-import type { Fixture } from "@copilotkit/aimock";
+import type { DemoFixture } from "../fixture.ts";
 import { RecipeSchema, UPDATE_WORKING_MEMORY_TOOL, type Recipe } from "../../agents/demos/shared-state.ts";
 import { answeredCalls, contextValue, endsWithUser, lastResultIs, offers, parseObject, toolCall } from "../request.ts";
 
@@ -40,7 +40,7 @@ function currentRecipe(req: Parameters<typeof contextValue>[0]): Recipe | undefi
   return parsed.success && parsed.data.ingredients.length > 0 ? parsed.data : undefined;
 }
 
-export function sharedStateFixtures(): Fixture[] {
+export function sharedStateFixtures(): DemoFixture[] {
   return [
     {
       match: { predicate: lastResultIs(TOOL) },

@@ -3,7 +3,7 @@
  * the page's generate_haiku tool. An offline model cannot write poems, so it recites classical
  * ones (Bashō, Buson, Issa) and says so; the arguments' shape is what a real model would send.
  */
-import type { Fixture } from "@copilotkit/aimock";
+import type { DemoFixture } from "../fixture.ts";
 import { answeredCalls, endsWithUser, lastResultIs, lastUserText, offers, toolCall } from "../request.ts";
 
 export const GENERATE_HAIKU = "generate_haiku";
@@ -61,7 +61,7 @@ function pick(message: string): Haiku {
   return HAIKU[h % HAIKU.length]!;
 }
 
-export function toolBasedGenerativeUiFixtures(): Fixture[] {
+export function toolBasedGenerativeUiFixtures(): DemoFixture[] {
   return [
     {
       match: { predicate: lastResultIs(GENERATE_HAIKU) },

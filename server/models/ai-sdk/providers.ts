@@ -5,7 +5,7 @@
  * would make every provider package a hard dependency of every install.
  */
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { ModelError } from "../errors.ts";
+import { isMissingModule, missingPackageError } from "../missing-package.ts";
 
 export interface AiSdkProviderSettings {
   apiKey: string;
@@ -41,17 +41,7 @@ export async function loadAiSdkModel(provider: AiSdkProviderName, settings: AiSd
   try {
     return await load(settings, name);
   } catch (err) {
-    if (isMissingModule(err, pkg)) {
-      throw new ModelError("MODEL_UNAVAILABLE", `The ${provider} provider needs ${pkg}, an optional peer dependency of threadline that is not installed: run \`npm install ${pkg}@${range}\` and start again.`, {
-        cause: err,
-        retryable: false,
-      });
-    }
+    if (isMissingModule(err, pkg)) throw missingPackageError(`The ${provider} provider`, pkg, range, err);
     throw err;
   }
-}
-
-function isMissingModule(err: unknown, pkg: string): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  return (e?.code === "ERR_MODULE_NOT_FOUND" || e?.code === "MODULE_NOT_FOUND") && typeof e.message === "string" && e.message.includes(pkg);
 }

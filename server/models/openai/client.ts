@@ -9,8 +9,22 @@
  *   UpstreamReadTimeoutError. It counts raw bytes, not parsed events, so a provider's SSE
  *   keep-alive comments (OpenRouter sends `: OPENROUTER PROCESSING` while a model thinks)
  *   keep a slow but live stream open.
+ *
+ * The client is built on its first request, when the SDK (an optional peer: sdk.ts) is imported;
+ * a missing SDK fails that request with the command to run.
  */
-import OpenAI, { type ClientOptions } from "openai";
+import type OpenAI from "openai";
+import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type { OpenAIChatClient } from "./chat-client.ts";
+import { loadOpenAISdk } from "./sdk.ts";
+
+/** The SDK's logger, in our terms (its type is the SDK's own, which an install may not have). */
+export interface OpenAIClientLogger {
+  error(message: string, ...rest: unknown[]): void;
+  warn(message: string, ...rest: unknown[]): void;
+  info(message: string, ...rest: unknown[]): void;
+  debug(message: string, ...rest: unknown[]): void;
+}
 
 export interface OpenAIClientOptions {
   /** The /v1 base URL of any OpenAI-compatible provider; OpenAI's own when absent. */
@@ -25,14 +39,33 @@ export interface OpenAIClientOptions {
    * before the first byte of a response reaches us, so a retry never duplicates a delta.
    */
   maxRetries?: number;
-  logger?: ClientOptions["logger"];
+  logger?: OpenAIClientLogger;
 }
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
-export function createOpenAIClient(opts: OpenAIClientOptions): OpenAI {
+export function createOpenAIClient(opts: OpenAIClientOptions): OpenAIChatClient {
+  let client: Promise<OpenAI> | undefined;
+  const sdkClient = () => {
+    if (!client) {
+      client = loadOpenAISdk().then((sdk) => newClient(sdk.default, opts));
+      // A failed load is not cached: the next request tries again.
+      client.catch(() => (client = undefined));
+    }
+    return client;
+  };
+  return {
+    chat: {
+      completions: {
+        create: async (body, options) => (await sdkClient()).chat.completions.create(body as ChatCompletionCreateParamsStreaming, options),
+      },
+    },
+  };
+}
+
+function newClient(SDK: typeof OpenAI, opts: OpenAIClientOptions): OpenAI {
   const { connectTimeoutMs = 30_000, readTimeoutMs = 60_000, maxRetries = 2 } = opts;
-  return new OpenAI({
+  return new SDK({
     // Passed explicitly: without it the SDK reads OPENAI_BASE_URL from the environment itself,
     // and configuration is read once, at the edge (server/config.ts).
     baseURL: opts.baseURL ?? OPENAI_DEFAULT_BASE_URL,

@@ -4,15 +4,19 @@
  * Chat Completions takes images in user messages only: the images of a run of tool results
  * follow them as one user message, so the model sees them on its next turn, and each result's
  * text says where they went. Rejected: describing them in words.
+ *
+ * Only the SDK's types are imported: the demo model builds its view of a request with this module
+ * (models/demo/), and an install without the `openai` SDK runs it.
  */
 import type {
   ChatCompletionContentPart,
+  ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
 import { omitted } from "../from-agui.ts";
 import type { MediaInputs } from "../media-inputs.ts";
-import type { MediaSource, ModelMessage, UserContentPart } from "../model.ts";
+import type { MediaSource, ModelMessage, ModelTool, UserContentPart } from "../model.ts";
 import { AI_SDK_REASONING } from "../ai-sdk/reasoning.ts";
 
 /** Chat Completions' input_audio takes wav and mp3 only. */
@@ -121,4 +125,11 @@ function userPart(part: UserContentPart): ChatCompletionContentPart {
   }
   const kind = part.type === "image" ? "image" : part.source.mediaType?.startsWith("audio/") ? "audio" : "document";
   return { type: "text", text: omitted({ type: kind, source: { mimeType: part.source.mediaType } }) };
+}
+
+export function toOpenAITools(tools: ModelTool[]): ChatCompletionFunctionTool[] {
+  return tools.map((t) => ({
+    type: "function",
+    function: { name: t.name, ...(t.description !== undefined && { description: t.description }), parameters: t.inputSchema },
+  }));
 }

@@ -1,16 +1,15 @@
 /**
  * The `openai` SDK adapter: one streamed Chat Completions request to any OpenAI-compatible base
  * URL (OpenAI, OpenRouter, vLLM, aimock...), turned into neutral ModelParts. Every failure
- * leaves as a ModelError. Timeouts and retries are the client's (client.ts).
+ * leaves as a ModelError. Timeouts and retries are the client's (client.ts). The SDK is an
+ * optional peer (sdk.ts): imported on the first request, for its error classes.
  */
-import type OpenAI from "openai";
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import type { ChatCompletionChunk, ChatCompletionFunctionTool } from "openai/resources/chat/completions";
-import type { CompletionUsage } from "openai/resources/completions";
 import { causeText, httpError, ModelError } from "../errors.ts";
-import type { FinishReason, Model, ModelPart, ModelRequest, ModelTool } from "../model.ts";
+import type { FinishReason, Model, ModelPart, ModelRequest } from "../model.ts";
+import type { ChatChunk, ChatChunkToolCall, ChatChunkUsage, OpenAIChatClient } from "./chat-client.ts";
 import { UpstreamReadTimeoutError } from "./client.ts";
-import { OPENAI_MEDIA_INPUTS, toOpenAIMessages } from "./messages.ts";
+import { OPENAI_MEDIA_INPUTS, toOpenAIMessages, toOpenAITools } from "./messages.ts";
+import { loadOpenAISdk, type OpenAISdk } from "./sdk.ts";
 
 const HTTP_HINTS: Record<number, string> = {
   401: "check OPENAI_API_KEY",
@@ -20,7 +19,8 @@ const HTTP_HINTS: Record<number, string> = {
 };
 
 /** Maps anything the SDK or the stream throws onto a ModelError; the original stays as `cause`. */
-export function toModelError(err: unknown, signal?: AbortSignal): ModelError {
+function toModelError(err: unknown, sdk: OpenAISdk, signal?: AbortSignal): ModelError {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
   if (err instanceof ModelError) return err;
   // Checked first: once the caller aborted, whatever the transport says next is a consequence.
   if (signal?.aborted || err instanceof APIUserAbortError) {
@@ -60,13 +60,6 @@ function findReadTimeout(err: unknown): UpstreamReadTimeoutError | undefined {
   return undefined;
 }
 
-/** The fields OpenAI-compatible providers put reasoning in: DeepSeek/vLLM, OpenRouter. */
-interface ReasoningDelta {
-  reasoning_content?: string | null;
-  reasoning_details?: Record<string, unknown>[] | null;
-  reasoning?: string | null;
-}
-
 interface OpenCall {
   index: number;
   id: string;
@@ -84,7 +77,7 @@ class ToolCalls {
   readonly #byIndex = new Map<number, OpenCall>();
   readonly #all: OpenCall[] = [];
 
-  *accept(fragments: ChatCompletionChunk.Choice.Delta.ToolCall[]): Generator<ModelPart> {
+  *accept(fragments: ChatChunkToolCall[]): Generator<ModelPart> {
     for (const [pos, tc] of fragments.entries()) {
       const key = tc.index ?? pos;
       let call = this.#byIndex.get(key);
@@ -118,7 +111,7 @@ class ToolCalls {
   }
 }
 
-function usagePart(u: CompletionUsage): ModelPart {
+function usagePart(u: ChatChunkUsage): ModelPart {
   const d: ModelPart = {
     type: "usage",
     inputTokens: u.prompt_tokens ?? 0,
@@ -134,15 +127,10 @@ function usagePart(u: CompletionUsage): ModelPart {
 
 const FINISH: Record<string, FinishReason> = { stop: "stop", length: "length", tool_calls: "tool-calls", function_call: "tool-calls", content_filter: "content-filter" };
 
-export function toOpenAITools(tools: ModelTool[]): ChatCompletionFunctionTool[] {
-  return tools.map((t) => ({
-    type: "function",
-    function: { name: t.name, ...(t.description !== undefined && { description: t.description }), parameters: t.inputSchema },
-  }));
-}
 
 export interface OpenAIModelOptions {
-  client: OpenAI;
+  /** createOpenAIClient's, or the SDK's own `new OpenAI(...)`. */
+  client: OpenAIChatClient;
   /** Used when a request names no model of its own. */
   model: string;
   /** The provider part of `id` ("openai", "openrouter", "demo"). */
@@ -152,7 +140,7 @@ export interface OpenAIModelOptions {
 export class OpenAIModel implements Model {
   readonly id: string;
   readonly mediaInputs = OPENAI_MEDIA_INPUTS;
-  readonly #client: OpenAI;
+  readonly #client: OpenAIChatClient;
   readonly #model: string;
 
   constructor(opts: OpenAIModelOptions) {
@@ -163,7 +151,8 @@ export class OpenAIModel implements Model {
 
   async *stream(req: ModelRequest): AsyncGenerator<ModelPart, void, undefined> {
     const { signal } = req;
-    let stream: AsyncIterable<ChatCompletionChunk>;
+    const sdk = await loadOpenAISdk();
+    let stream: AsyncIterable<ChatChunk>;
     try {
       stream = await this.#client.chat.completions.create(
         {
@@ -178,20 +167,20 @@ export class OpenAIModel implements Model {
         { signal },
       );
     } catch (err) {
-      throw toModelError(err, signal);
+      throw toModelError(err, sdk, signal);
     }
 
     const calls = new ToolCalls();
     let finishReason: string | undefined;
     // Some providers repeat usage on several chunks; only the last one counts.
-    let usage: CompletionUsage | undefined;
+    let usage: ChatChunkUsage | undefined;
     try {
       // Breaking out of this loop (the consumer stopped) aborts the SDK's request.
       for await (const chunk of stream) {
         if (chunk.usage) usage = chunk.usage;
         const choice = chunk.choices[0];
         if (!choice) continue;
-        const delta = choice.delta as ChatCompletionChunk.Choice.Delta & ReasoningDelta;
+        const { delta } = choice;
         const reasoning = delta.reasoning_content || delta.reasoning || "";
         // OpenRouter's items, one provider-data entry each: what goes back is the same list.
         const details = Array.isArray(delta.reasoning_details) && delta.reasoning_details.length > 0 ? delta.reasoning_details : undefined;
@@ -201,10 +190,10 @@ export class OpenAIModel implements Model {
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
     } catch (err) {
-      throw toModelError(err, signal);
+      throw toModelError(err, sdk, signal);
     }
     // The SDK ends an aborted stream quietly, without an error: the signal tells.
-    if (signal.aborted) throw toModelError(signal.reason, signal);
+    if (signal.aborted) throw toModelError(signal.reason, sdk, signal);
     if (finishReason === undefined) {
       throw new ModelError("UPSTREAM_STREAM_BROKEN", "The model's stream ended without a finish reason: the connection was probably cut.");
     }

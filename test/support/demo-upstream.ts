@@ -1,12 +1,12 @@
 /**
- * The built-in demo model: an embedded aimock server on a loopback port that speaks the
- * OpenAI Chat Completions API and answers from the demo script (fixtures.ts). The engine talks
- * to it through the real `openai` SDK, exactly as it talks to a real provider, so the demo
- * exercises the same code path (streaming, tool calls, usage) that production uses.
+ * The demo script (server/demo/script.ts) served by aimock on a loopback port as an
+ * OpenAI-compatible upstream, for tests that drive the openai adapter and the real `openai` SDK
+ * with the demo's answers (the demo model itself answers in process: server/models/demo/).
+ * test/llm/demo-parity.test.ts holds the two equal.
  */
-import { LLMock } from "@copilotkit/aimock";
-import { approvalsFixtures } from "./approvals-fixtures.ts";
-import { demoFixtures } from "./fixtures.ts";
+import { type Fixture, LLMock } from "@copilotkit/aimock";
+import { demoScript } from "../../server/demo/script.ts";
+import { DEMO_CHUNK_SIZE, DEMO_DEFAULT_LATENCY_MS } from "../../server/models/demo/demo-model.ts";
 import { CHAT_COMPLETIONS_PATH, wholeCodePoints } from "./whole-code-points.ts";
 
 export interface DemoUpstreamOptions {
@@ -24,21 +24,18 @@ export interface DemoUpstream {
   stop(): Promise<void>;
 }
 
-/** UTF-16 units per streamed chunk (whole code points: whole-code-points.ts): small enough that text arrives word by word. */
-const CHUNK_SIZE = 8;
-
 export async function startDemoUpstream(opts: DemoUpstreamOptions = {}): Promise<DemoUpstream> {
   const mock = new LLMock({
     port: opts.port ?? 0,
     host: opts.host ?? "127.0.0.1",
-    latency: opts.latencyMs ?? 15,
-    chunkSize: CHUNK_SIZE,
+    latency: opts.latencyMs ?? DEMO_DEFAULT_LATENCY_MS,
+    chunkSize: DEMO_CHUNK_SIZE,
     logLevel: "silent",
     // aimock journals every request body for inspection; a long-running demo needs only a few.
     journalMaxEntries: 20,
   });
-  // The approvals agent's script first: it answers only requests that offer that agent's tools.
-  mock.addFixtures([...approvalsFixtures(), ...demoFixtures()]);
+  // Our fixture shapes are the subset of aimock's the script uses; its request is a superset of ours.
+  mock.addFixtures(demoScript() as Fixture[]);
   // aimock slices by UTF-16 units: this keeps each surrogate pair inside one frame.
   mock.mount(CHAT_COMPLETIONS_PATH, wholeCodePoints());
   const base = await mock.start();

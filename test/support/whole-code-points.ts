@@ -17,7 +17,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Mountable } from "@copilotkit/aimock";
-import { StorableTextStream } from "../store/storable-text.ts";
+import { StorableTextStream } from "../../server/store/storable-text.ts";
 
 /** Where aimock serves OpenAI chat completions; the mount sees only these requests. */
 export const CHAT_COMPLETIONS_PATH = "/v1/chat/completions";
