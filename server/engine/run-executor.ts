@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import { INTERRUPT_TOOL_NAME } from "../../protocol/interrupts.ts";
+import { COMPACTED_MAX_CHARS_PER_RUN, DeltaMerger } from "../../protocol/merged-deltas.ts";
 import type { Reconstructor } from "../../protocol/reconstruct.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ModelFactory } from "../models/model.ts";
@@ -60,6 +61,8 @@ interface LocalRun {
   /** performance.now() when it began executing here. */
   startedAt: number;
   tokens: TokenTotals;
+  /** The run's committed deltas, merged for catch-ups; written with its end. */
+  merged: DeltaMerger;
 }
 
 const ids: IdSource = {
@@ -140,6 +143,7 @@ export class RunExecutor {
       stopped: false,
       startedAt: performance.now(),
       tokens: noTokens(),
+      merged: new DeltaMerger(COMPACTED_MAX_CHARS_PER_RUN),
     };
     this.#runs.set(p.threadId, local);
     // The thread's queue is handed on once the run is no longer among this process's runs, so
@@ -250,6 +254,7 @@ export class RunExecutor {
       onCommitted: (events) => {
         for (const e of events) {
           p.fold.push(e);
+          local.merged.push(e);
           if (e.type === "task.completed") local.steps++;
         }
       },
@@ -354,7 +359,7 @@ export class RunExecutor {
       // The checkpoint as of the terminal event: its position and time are the commit's.
       const end = terminal as WorkflowEvent;
       p.fold.push({ ...end, threadId, runId, seq: p.fold.lastSeq + 1, at: Date.now() } as StoredEvent);
-      await store.append(threadId, [end], { leaseOwner: this.deps.leaseOwner, checkpoint: p.fold.toState(), checkpointBase: p.fold.origin });
+      await store.append(threadId, [end], { leaseOwner: this.deps.leaseOwner, checkpoint: p.fold.toState(), checkpointBase: p.fold.origin, compacted: local.merged.take() });
       this.#ended(p, local, log, endOf(end)!);
     } catch (err) {
       log.error({ err }, "could not record the end of the run; recovery will settle it");

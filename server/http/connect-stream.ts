@@ -5,6 +5,7 @@
  * shows a thread as running for as long as its connect stream is open.
  */
 import type { FrameId, Frame } from "../../protocol/frames.ts";
+import type { MergedDelta } from "../../protocol/merged-deltas.ts";
 import { Replay } from "../../protocol/replay.ts";
 import { type Encoding, encodeFrames, type WireFormat } from "../../protocol/sse.ts";
 import { isActive } from "../../protocol/status.ts";
@@ -13,7 +14,15 @@ import type { Metrics } from "../metrics.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
 import type { EncodedFrames, SnapshotCache, SnapshotLease } from "./snapshot-cache.ts";
 import { streamLag } from "./stream-lag.ts";
+import { catchUpPages } from "../store/pages.ts";
 import { backlogPages, livePages } from "./thread-frames.ts";
+
+/**
+ * How a connect replays finished runs: "compacted" (the default) merges each stretch of
+ * consecutive deltas of one message into one frame; "exact" sends the log's frames one for one.
+ */
+export const REPLAY_FORMS = ["compacted", "exact"] as const;
+export type ReplayForm = (typeof REPLAY_FORMS)[number];
 
 export interface ConnectStreamDeps {
   store: EventStore;
@@ -90,10 +99,14 @@ export async function reloadSnapshot({ store, metrics }: ConnectStreamDeps, thre
 
 /**
  * The frames of `thread` (a row the caller read for its tenant: the log read afterwards holds at
- * least what the row says). With a cursor: exactly the frames after it, as a client that never
- * left received them; without one: the conversation as a snapshot, then the active run from its
- * start. Pull-driven, one page of the log at a time. `reader`: what the connecting client
- * declared, so each run's frames take the forms its live stream had (protocol/versions.ts).
+ * least what the row says). With a cursor: the frames after it, as a client that never left
+ * received them, except that (unless `replay` is "exact") each stretch of consecutive deltas of
+ * one message in a finished run that lies wholly after the cursor comes as one delta, under the
+ * id of the stretch's last (protocol/merged-deltas.ts: any id sent is a cursor into the log, and a
+ * client holds after it what the exact replay's client held). Without one: the conversation as a
+ * snapshot, then the active run from its start. Pull-driven, one page of the log at a time.
+ * `reader`: what the connecting client declared, so each run's frames take the forms its live
+ * stream had (protocol/versions.ts).
  */
 export async function* connectFrames(
   { store, metrics }: ConnectStreamDeps,
@@ -101,18 +114,27 @@ export async function* connectFrames(
   cursor: FrameId | undefined,
   signal: AbortSignal,
   reader: ProtocolLevel = "legacy",
+  replay: ReplayForm = "compacted",
 ): AsyncGenerator<Frame, void, undefined> {
   const { threadId } = thread;
   if (signal.aborted) return;
   // Retention deleted stream events after the cursor: the frames the client missed can no
   // longer be reproduced one for one, so it gets the snapshot (a resync) instead.
-  const exact = cursor === undefined || (await contiguousAfter(store, threadId, cursor.seq));
+  const intact = cursor === undefined || (await contiguousAfter(store, threadId, cursor.seq));
+  const from = intact ? cursor : undefined;
   // The replay starts from the checkpoint where that makes the same frames (Replay decides):
   // a reload then reads the events after the last run's end, not the thread's whole log.
   const checkpoint = await store.readCheckpoint(threadId);
-  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: exact ? cursor : undefined, checkpoint, reader, now: Date.now() });
+  const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: from, checkpoint, reader, now: Date.now() });
   let lastSeq = fold.startsAt;
-  for await (const page of backlogPages(store, threadId, fold.startsAt, signal, metrics)) {
+  // A stretch the cursor falls inside would send the client text it has: read from the log.
+  const usable = (m: MergedDelta) => from === undefined || from.seq < m.fromSeq || from.seq >= m.event.seq;
+  // Stretches are written at runs' ends, each of which writes a checkpoint too: a replay that
+  // starts at the checkpoint (a reload, a resume past the last end) has none to read.
+  const compactable = replay === "compacted" && checkpoint !== null && fold.startsAt < checkpoint.seq;
+  const backlog =
+    !compactable ? backlogPages(store, threadId, fold.startsAt, signal, metrics) : catchUpPages(store, threadId, fold.startsAt, usable, signal, metrics);
+  for await (const page of backlog) {
     for (const e of page) {
       yield* fold.push(e);
       if (signal.aborted) return;

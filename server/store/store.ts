@@ -19,6 +19,7 @@ import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts"
 import { selectAdmissionViews, type AdmissionKey } from "./sql/admission-view.ts";
 import { gatheredReads } from "./gathered-reads.ts";
 import { selectCheckpoint } from "./sql/checkpoints.ts";
+import { readCompacted } from "./sql/compacted.ts";
 import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.ts";
 import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseAllLeases, releaseLease } from "./sql/leases.ts";
 import { countQueuedRuns, insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
@@ -193,10 +194,12 @@ export function createEventStore(parts: StoreParts): EventStore {
       } catch (err) {
         return Promise.reject(err);
       }
-      return writer.append(threadId, events, { leaseOwner: opts?.leaseOwner, admit: opts?.admit, checkpoint: opts?.checkpoint, checkpointBase: opts?.checkpointBase });
+      return writer.append(threadId, events, { leaseOwner: opts?.leaseOwner, admit: opts?.admit, checkpoint: opts?.checkpoint, checkpointBase: opts?.checkpointBase, compacted: opts?.compacted });
     },
 
-    read: (threadId, opts = {}) => read(threadId, opts.after ?? 0, opts.limit ?? null),
+    read: (threadId, opts = {}) => readRetry(() => readEvents(db, s, threadId, opts.after ?? 0, opts.limit ?? null, opts.before)),
+
+    readCompacted: (threadId, after, limit) => readRetry(() => readCompacted(db, s, threadId, after, limit)),
 
     readCheckpoint: (threadId) => readRetry(() => selectCheckpoint(db, s, threadId)),
 

@@ -4,6 +4,7 @@
  */
 import type { Checkpoint, FoldState } from "../../protocol/checkpoint.ts";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
+import type { MergedDelta } from "../../protocol/merged-deltas.ts";
 import type { RunStatus, ThreadStatus } from "../../protocol/lifecycle.ts";
 import type { ThreadMetaChange } from "./sql/thread-listing.ts";
 
@@ -72,6 +73,8 @@ export interface ThreadPage {
 export interface ReadOptions {
   /** read events with seq > after (default 0: from the start) */
   after?: number;
+  /** ...and seq < before (default: no bound) */
+  before?: number;
   limit?: number;
 }
 
@@ -97,6 +100,12 @@ export interface AppendOptions {
    * stored as a patch on it when that is smaller (server/store/checkpoint-part.ts).
    */
   checkpointBase?: Checkpoint;
+  /**
+   * The run's stretches of consecutive deltas, each merged into one event (protocol/merged-deltas.ts),
+   * written in the same commit for catch-ups to read in place of those stretches. A run's end
+   * carries them; a stretch whose events the log does not hold (yet) is not written.
+   */
+  compacted?: readonly MergedDelta[];
 }
 
 /**
@@ -202,6 +211,12 @@ export interface EventStore {
 
   /** Events of a thread after a cursor, in order. */
   read(threadId: string, opts?: ReadOptions): Promise<StoredEvent[]>;
+
+  /**
+   * The thread's compacted stretches (AppendOptions.compacted) that end after `after`, in log
+   * order, at most `limit`: each stands for the log's events fromSeq..event.seq.
+   */
+  readCompacted(threadId: string, after: number, limit: number): Promise<MergedDelta[]>;
 
   /**
    * How many events have seq > after, and the last seq (`after` when none): whether the log after

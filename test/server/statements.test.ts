@@ -124,6 +124,40 @@ describe.each(backends())("statements per run on %s", (backend) => {
     }
   });
 
+  it("a catch-up of a finished run reads a fixed number of statements whatever its tokens; ?replay=exact reads the log in pages", async () => {
+    const { server, counts, close } = await countingServer(backend);
+    try {
+      await server.threadline.engine.idle();
+      const catchUp = async (tokens: number) => {
+        const threadId = `catch-up-${tokens}`;
+        const live = await (await postSse(`${server.url}/api/agents/default/run`, { threadId, runId: "r", messages: [{ id: "m", role: "user", content: String(tokens) }] })).done;
+        await server.threadline.engine.idle();
+        const read = async (query: string) => {
+          const from = counts().trips.length;
+          const frames = await (await postSse(`${server.url}/api/agents/default/connect${query}`, { threadId }, { "Last-Event-ID": live[0]!.id! })).done;
+          const trips = counts().trips.slice(from).filter((x) => !isTimed(x));
+          return { frames: frames.length, trips: trips.length, logReads: trips.filter(isLogRead).length };
+        };
+        return { live: live.length, compacted: await read(""), exact: await read("?replay=exact") };
+      };
+      const small = await catchUp(100);
+      const large = await catchUp(600);
+      // The thread row, the count after the cursor, the checkpoint, the stretches, the log before
+      // and after the answer's one stretch: the same six for 100 tokens as for 600.
+      expect(large.compacted.trips).toBe(small.compacted.trips);
+      expect(large.compacted.trips).toBe(6);
+      expect(large.compacted.logReads).toBe(3); // the count after the cursor, the log before and after
+      // One delta instead of 600, and the rest of the frames as they were.
+      expect(large.compacted.frames).toBe(large.live - 1 - 599);
+      // The exact log: pages of logPageSize events.
+      expect(large.exact.frames).toBe(large.live - 1);
+      expect(large.exact.logReads).toBe(1 + Math.ceil((600 + 10) / server.store.logPageSize));
+      console.info(`${backend}: catch-up of 100 tokens ${JSON.stringify(small)}; of 600 ${JSON.stringify(large)}`);
+    } finally {
+      await close();
+    }
+  });
+
   it("admits runs started together on N threads with one read and one commit for all of them", async () => {
     const agent = defaultAgent({ planStepDelayMs: 20 });
     const flushes: FlushInfo[] = [];

@@ -10,6 +10,7 @@ import type { EventStore } from "../../server/store/types.ts";
 import type { StoreBackend } from "./backends.ts";
 import { admissionContract } from "./contract-admission.ts";
 import { checkpointsContract } from "./contract-checkpoints.ts";
+import { compactedContract } from "./contract-compacted.ts";
 import { logContract } from "./contract-log.ts";
 import { threadsContract } from "./contract-threads.ts";
 import { randomSchema } from "./fixtures.ts";
@@ -79,5 +80,6 @@ export function storeContract(backend: StoreBackend): void {
     threadsContract(ctx);
     admissionContract(ctx);
     checkpointsContract(ctx);
+    compactedContract(ctx);
   });
 }

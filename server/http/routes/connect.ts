@@ -7,6 +7,11 @@
  * MESSAGES_SNAPSHOT and STATE_SNAPSHOT), then the active run from its start, so the browser
  * shows the conversation at once and re-attaches to the streaming answer.
  *
+ * `?replay=exact`: the log's frames one for one. By default (`compacted`) a finished run's stretches
+ * of consecutive deltas of one message that lie wholly after the cursor come as one delta each,
+ * under the id of the stretch's last (connect-stream.ts connectFrames): what a client holds after
+ * any id is the same, and the catch-up of a 10k-token answer is a few frames instead of 10k.
+ *
  * The response always ends once nothing runs: CopilotKit shows a thread as running for as
  * long as its connect stream is open.
  *
@@ -21,7 +26,7 @@ import type { AgentRegistry } from "../../agents/define.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
-import { connectFrames, isSnapshotReload, sendSharedReload } from "../connect-stream.ts";
+import { connectFrames, isSnapshotReload, REPLAY_FORMS, sendSharedReload } from "../connect-stream.ts";
 import { sendError, zodIssues } from "../errors.ts";
 import type { SnapshotCache } from "../snapshot-cache.ts";
 import { SseResponse } from "../sse-response.ts";
@@ -38,6 +43,9 @@ const ConnectBodySchema = z.looseObject({
   protocolVersion: z.string().min(1).max(PROTOCOL_VERSION_MAX_CHARS).optional(),
 });
 
+/** The query: how to replay finished runs (connect-stream.ts ReplayForm). */
+const ConnectQuerySchema = z.looseObject({ replay: z.enum(REPLAY_FORMS).optional() });
+
 export function connectRoute({ store, agents, metrics, snapshots }: { store: EventStore; agents: AgentRegistry; metrics: Metrics; snapshots: SnapshotCache }): Router {
   const router = Router();
   router.post("/agents/:agentId/connect", async (req, res) => {
@@ -52,6 +60,12 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
     if (!body.success) {
       return sendError(res, 400, "INVALID_CONNECT_INPUT", "Send `{ \"threadId\": \"...\", \"lastSeenEventId\"?: \"...\" }`; fix the fields in `issues`.", {
         issues: zodIssues(body.error.issues),
+      });
+    }
+    const query = ConnectQuerySchema.safeParse(req.query);
+    if (!query.success) {
+      return sendError(res, 400, "INVALID_CONNECT_INPUT", "`?replay=` is `exact` (the log's frames one for one) or `compacted` (the default); fix the fields in `issues`.", {
+        issues: zodIssues(query.error.issues),
       });
     }
     const rawCursor = req.get("last-event-id") ?? body.data.lastSeenEventId;
@@ -78,7 +92,7 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
     try {
       if (!thread || sse.signal.aborted) return; // nothing is built or read for a client gone
       if (isSnapshotReload(thread, cursor)) return await sendSharedReload({ store, metrics, snapshots }, thread, sse, sse.format, reader);
-      for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal, reader)) {
+      for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal, reader, query.data.replay)) {
         await sse.write(frame);
         if (sse.signal.aborted) break;
       }

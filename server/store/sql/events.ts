@@ -187,21 +187,26 @@ function eventFromRow(row: EventRow): StoredEvent {
   } as StoredEvent;
 }
 
-/** Events of a thread with seq > after, in order; all of them when limit is null. */
+/**
+ * Events of a thread with after < seq < before, in order; all of them when limit is null. `before`
+ * is always an index bound (a catch-up reads up to a compacted stretch): a nullable one would be a
+ * filter, and a page that stops short of the limit would scan the rest of the thread for nothing.
+ */
 export async function readEvents(
   db: Queryable,
   s: string,
   threadId: string,
   after: number,
   limit: number | null,
+  before: number = Number.MAX_SAFE_INTEGER,
 ): Promise<StoredEvent[]> {
   const { rows } = await db.query<EventRow>(
     `select thread_id, seq, run_id, type, data, created_at
      from ${s}.workflow_events
-     where thread_id = $1::text and seq > $2::bigint
+     where thread_id = $1::text and seq > $2::bigint and seq < $4::bigint
      order by seq
      limit $3::int`,
-    [threadId, after, limit],
+    [threadId, after, limit, before],
     "read_events",
   );
   return rows.map(eventFromRow);
@@ -230,7 +235,9 @@ export async function countEventsAfter(
 
 /**
  * Retention: deletes the stream-level events (deltas and the like) of runs that are waiting or
- * ended, and whose row was last updated before the cut-off. Returns how many were deleted.
+ * ended, and whose row was last updated before the cut-off, and in the same statement the
+ * compacted stretches of those runs (migration 0009), which stand for the deleted deltas. Returns
+ * how many events were deleted.
  */
 export async function deleteStreamEvents(
   db: Queryable,
@@ -239,7 +246,15 @@ export async function deleteStreamEvents(
   streamTypes: readonly string[],
 ): Promise<number> {
   const { rowCount } = await db.query(
-    `delete from ${s}.workflow_events e
+    `with compacted as (
+       delete from ${s}.compacted_deltas c
+       using ${s}.runs r
+       where c.run_id = r.run_id
+         and c.thread_id = r.thread_id
+         and r.status in ${SETTLED_RUN_STATUSES_SQL}
+         and r.updated_at < now() - $1::float8 * interval '1 millisecond'
+     )
+     delete from ${s}.workflow_events e
      using ${s}.runs r
      where e.run_id = r.run_id
        and e.thread_id = r.thread_id
