@@ -60,9 +60,27 @@ export async function* threadFrames(
   reader: ProtocolLevel = "legacy",
 ): AsyncIterable<ProjectedEvent> {
   const projector = start ? Projector.at(start.seed, reader) : new Projector(threadId, reader);
-  for (const event of start?.events ?? []) yield { event, frames: projector.push(event) };
   const after = start?.events.at(-1)?.seq ?? start?.seed.seq ?? 0;
-  for await (const page of livePages(store, threadId, after, signal, metrics)) {
-    for (const event of page) yield { event, frames: projector.push(event) };
+  const pages = livePages(store, threadId, after, signal, metrics);
+  // Subscribed before the events in hand are yielded: the first next() runs follow() up to its
+  // first wait, and its subscription is taken synchronously there (live.ts). The caller writes
+  // those events' frames, awaiting its socket, while the run goes on committing; subscribed only
+  // afterwards, the stream found the feed past its cursor and read the log back (seen on PGlite,
+  // whose flushes wait for no socket). Rejected: subscribing in the caller, which would have to
+  // know the feed.
+  let first: Promise<IteratorResult<StoredEvent[], void>> | undefined = start ? pages.next() : undefined;
+  try {
+    for (const event of start?.events ?? []) yield { event, frames: projector.push(event) };
+    for (;;) {
+      const next = await (first ?? pages.next());
+      first = undefined;
+      if (next.done) return;
+      for (const event of next.value) yield { event, frames: projector.push(event) };
+    }
+  } finally {
+    // A next() still pending (the caller stopped within the events in hand: its signal aborted,
+    // which ends that wait) is let finish before the feed is closed; nothing awaits it here.
+    if (first) void first.then(() => pages.return(undefined)).catch(() => {});
+    else await pages.return(undefined);
   }
 }

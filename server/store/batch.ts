@@ -22,6 +22,7 @@ import {
   type Walk,
 } from "../../protocol/lifecycle.ts";
 import type { Checkpoint, FoldState } from "../../protocol/checkpoint.ts";
+import type { MergedDelta } from "../../protocol/merged-deltas.ts";
 import { checkpointPart, type CheckpointPart } from "./checkpoint-part.ts";
 import type { RunAdmission } from "./types.ts";
 
@@ -36,6 +37,8 @@ export interface PendingAppend {
   checkpoint?: FoldState;
   /** The checkpoint the fold was resumed from (AppendOptions.checkpointBase). */
   checkpointBase?: Checkpoint;
+  /** The run's merged stretches, written beside the batch (AppendOptions.compacted). */
+  compacted?: readonly MergedDelta[];
 }
 
 export interface BatchPlan {

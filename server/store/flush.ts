@@ -11,6 +11,7 @@ import { runIdOf, type StoredEvent, type WorkflowEvent } from "../../protocol/ev
 import { planBatch, type BatchPlan, type PendingAppend } from "./batch.ts";
 import { AdmissionRefusedError, AppendError, DatabaseUnavailableError, LeaseLostError, ThreadNotFoundError } from "./errors.ts";
 import { isTransientError, sqlStateOf, withRetry } from "./retry.ts";
+import { insertCompacted } from "./sql/compacted.ts";
 import { appendBatch, appendedThreads, insertAdmittedThreads, type AppendedThread } from "./sql/events.ts";
 import type { WriterDeps, WriterOptions } from "./writer.ts";
 
@@ -58,7 +59,8 @@ async function rejectOrSplit(deps: WriterDeps, opts: WriterOptions, batch: Queue
 }
 
 /**
- * One transaction, one round trip: the admitted threads' rows, the batch, the doorbell. The
+ * One transaction, one round trip: the admitted threads' rows, the batch, a run's end's compacted
+ * stretches (only in a flush that carries one), the doorbell. The
  * doorbell names every thread of the batch: a refused one costs a follower one empty read.
  * Returns the threads written (a refused thread is absent); reports the flush either way.
  */
@@ -73,9 +75,11 @@ async function commit(deps: WriterDeps, opts: WriterOptions, batch: QueuedAppend
       ok,
     });
   const admitted = insertAdmittedThreads(deps.s, plan);
+  const compacted = insertCompacted(deps.s, batch);
   const statements = [
     ...(admitted ? [admitted] : []),
     appendBatch(deps.s, plan),
+    ...(compacted ? [compacted] : []),
     ...(deps.doorbell ? [deps.doorbell(plan.threads.ids)] : []),
   ];
   let written: AppendedThread[];

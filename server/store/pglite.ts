@@ -12,7 +12,7 @@ import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { prepareWritableDir } from "../make-dirs.ts";
 import type { Db, QueryResult, Row, Tx } from "./db.ts";
 import { DataDirError } from "./errors.ts";
-import { queryNamed } from "./pglite-prepared.ts";
+import { runBatch } from "./pglite-prepared.ts";
 import { createPgliteListener } from "./listener.ts";
 import type { LongMigrationDb } from "./long-migration.ts";
 import { schemaNames } from "./schema.ts";
@@ -47,7 +47,11 @@ export function createPgliteStore(opts: PgliteStoreOptions = {}): EventStore {
     db,
     long: pgliteLongMigrations(open, db),
     schema,
-    writer: opts.writer,
+    // A flush at the end of the event loop's turn, after every socket read of that turn: a
+    // commit here is this thread's CPU, so appends do not gather during it as they do while a
+    // Postgres commit is on the wire. Rejected: a timer, which would add its delay to every
+    // token when idle; setImmediate adds none.
+    writer: { schedule: setImmediate, ...opts.writer },
     retry: opts.retry,
     listener: (handlers) => createPgliteListener(open, schema.channel, handlers.onPayload),
     open: async () => {
@@ -92,9 +96,9 @@ export function pgliteLongMigrations(open: () => Promise<PGlite>, db: Db): LongM
 }
 
 /**
- * Single statements go through PGlite's query(), unnamed. The named ones of a flush go through
- * pglite-prepared.ts in batch() below: in process there is no round trip to save, but parsing and
- * planning the batch statement at every flush was the largest cost of a flush (measured, see
+ * Single statements go through PGlite's query(), unnamed. A flush (batch() below) goes through
+ * pglite-prepared.ts: in process there is no round trip to save, but every call into the WASM
+ * Postgres and every parse and plan of the batch statement is CPU of this process (measured, see
  * pglite-prepared.ts).
  */
 function queryable(target: () => Promise<PGlite | Transaction>) {
@@ -123,18 +127,9 @@ export function pgliteDb(open: () => Promise<PGlite>, owned?: () => Promise<PGli
           },
         }),
       ),
-    // In process: there is no round trip to save, only the transaction to keep, and the named
-    // statements' plans.
-    batch: async (statements) => {
-      const pglite = await open();
-      return pglite.transaction(async (t) => {
-        const results: Row[][] = [];
-        for (const st of statements) {
-          results.push(st.name !== undefined ? await queryNamed(pglite, st.text, st.params, st.name) : (await t.query<Row>(st.text, st.params as unknown[])).rows);
-        }
-        return results;
-      });
-    },
+    // In process: there is no round trip to save, only calls into the WASM to spare (one for the
+    // whole flush, its transaction included) and the statements' plans to keep.
+    batch: async (statements) => runBatch(await open(), statements),
     close: async () => {
       // Never opened, or failed to: nothing to close.
       const pglite = await owned?.()?.catch(() => undefined);

@@ -19,6 +19,7 @@ import { AppendError, StoreClosedError } from "./errors.ts";
 import { flush, type QueuedAppend } from "./flush.ts";
 import type { RetryOptions } from "./retry.ts";
 import type { Checkpoint, FoldState } from "../../protocol/checkpoint.ts";
+import type { MergedDelta } from "../../protocol/merged-deltas.ts";
 import type { RunAdmission } from "./types.ts";
 
 export interface WriterOptions {
@@ -33,6 +34,13 @@ export interface WriterOptions {
   onFlush?: (flush: FlushInfo) => void;
   /** a failure no append owns (a bug in the writer itself); logged, never thrown */
   onError?: (err: Error) => void;
+  /**
+   * When a flush starts after the first append that finds the writer idle (default: a microtask,
+   * after the current tick). PGlite passes setImmediate (pglite.ts): its commit is this
+   * process's own CPU, not a wait on a socket, so nothing gathers while it runs, and a flush per
+   * tick was a flush per upstream chunk read.
+   */
+  schedule?: (kick: () => void) => void;
 }
 
 export interface FlushInfo {
@@ -59,6 +67,7 @@ export interface WriterAppendOptions {
   admit?: RunAdmission;
   checkpoint?: FoldState;
   checkpointBase?: Checkpoint;
+  compacted?: readonly MergedDelta[];
 }
 
 export interface Writer {
@@ -69,6 +78,7 @@ export interface Writer {
 
 export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer {
   const maxFlush = Math.max(1, opts.maxFlushEvents ?? 2048);
+  const schedule = opts.schedule ?? queueMicrotask;
   const queue: QueuedAppend[] = [];
   let scheduled = false;
   let flushing: Promise<void> | undefined;
@@ -103,14 +113,14 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
   }
 
   return {
-    append(threadId, events, { leaseOwner, admit, checkpoint, checkpointBase } = {}) {
+    append(threadId, events, { leaseOwner, admit, checkpoint, checkpointBase, compacted } = {}) {
       if (closed) return Promise.reject(new StoreClosedError());
       if (events.length === 0) return Promise.resolve([]);
       return new Promise<StoredEvent[]>((resolve, reject) => {
-        queue.push({ threadId, events, resolve, reject, ...(leaseOwner !== undefined && { leaseOwner }), ...(admit && { admit }), ...(checkpoint && { checkpoint }), ...(checkpointBase && { checkpointBase }) });
+        queue.push({ threadId, events, resolve, reject, ...(leaseOwner !== undefined && { leaseOwner }), ...(admit && { admit }), ...(checkpoint && { checkpoint }), ...(checkpointBase && { checkpointBase }), ...(compacted?.length && { compacted }) });
         if (!flushing && !scheduled) {
           scheduled = true;
-          queueMicrotask(kick);
+          schedule(kick);
         }
       });
     },
