@@ -5,7 +5,7 @@
  * - durable events (lifecycle, tasks, messages, state, usage, signals) are the conversation;
  *   snapshot reconstruction reads only these.
  * - stream events (`text.*`, `reasoning.*`, `toolcall.*`, `stream.withdrawn`, `terminal.output`,
- *   `activity.delta`) are the progress of a running task. Dropping them at once would lose a client's place in a
+ *   `activity.delta`, a foreign agent's `custom.emitted` and `raw.emitted`) are the progress of a running task. Dropping them at once would lose a client's place in a
  *   half-streamed message; they are kept for the life of a run so a client can resume
  *   mid-message, and compacted away after the run (retention), when the durable message says it all.
  *
@@ -362,6 +362,29 @@ export const ActivityDeltaSchema = event(
   z.object({ runId, messageId, activityType: z.string().min(1), patch: JsonPatchSchema }),
 );
 
+/**
+ * The most a foreign agent's CUSTOM or RAW event may carry into the log (UTF-8 bytes of its
+ * JSON); a larger one is dropped with a log line (server/engine/foreign/ingest.ts). An
+ * application's own events are signals, not payloads: a megabyte each would be a megabyte per
+ * row for every follower to read. The same bound as an artifact's diff (ARTIFACT_DIFF_MAX_BYTES).
+ */
+export const FOREIGN_EVENT_MAX_BYTES = 64 * 1024;
+
+/**
+ * A foreign agent's (remoteAgent, agentRunner) AG-UI CUSTOM event, replayed to clients as it came.
+ * Stream-level: kept for the run's life and its retention, as terminal output is.
+ */
+export const CustomEmittedSchema = event("custom.emitted", z.object({ runId, name: z.string(), value: z.unknown() }));
+
+/**
+ * A foreign agent's AG-UI RAW event, or an event of a type AG-UI does not define, kept whole as
+ * RAW's `event` with `source` UNKNOWN_EVENT_SOURCE (ingest.ts states the rule). Stream-level.
+ */
+export const RawEmittedSchema = event("raw.emitted", z.object({ runId, event: z.unknown(), source: z.string().optional() }));
+
+/** The RAW `source` of an event whose type AG-UI does not define (kept whole in `event`). */
+export const UNKNOWN_EVENT_SOURCE = "threadline:unknown-event-type";
+
 export const WorkflowEventSchema = z.discriminatedUnion("type", [
   ThreadCreatedSchema,
   RunAcceptedSchema,
@@ -398,6 +421,8 @@ export const WorkflowEventSchema = z.discriminatedUnion("type", [
   ArtifactWrittenSchema,
   ActivitySnapshotSchema,
   ActivityDeltaSchema,
+  CustomEmittedSchema,
+  RawEmittedSchema,
 ]);
 export type WorkflowEvent = z.infer<typeof WorkflowEventSchema>;
 export type WorkflowEventType = WorkflowEvent["type"];
@@ -417,6 +442,8 @@ export const STREAM_EVENT_TYPES = [
   "stream.withdrawn",
   "terminal.output",
   "activity.delta",
+  "custom.emitted",
+  "raw.emitted",
 ] as const satisfies readonly WorkflowEventType[];
 
 const streamTypes: ReadonlySet<string> = new Set(STREAM_EVENT_TYPES);

@@ -81,8 +81,8 @@ export function projectRunPart(e: RunPartEvent, s: RunScope | undefined, shown: 
   }
 }
 
-/** The events that map to one frame whatever is open: CUSTOM and ACTIVITY_*. */
-function customFrame(e: EventOf<"terminal.output" | "artifact.written" | "activity.snapshot" | "activity.delta">): AGUIEvent {
+/** The events that map to one frame whatever is open: CUSTOM, RAW and ACTIVITY_*. */
+function customFrame(e: EventOf<"terminal.output" | "artifact.written" | "activity.snapshot" | "activity.delta" | "custom.emitted" | "raw.emitted">): AGUIEvent {
   switch (e.type) {
     case "terminal.output": {
       const { toolCallId, stream, data } = e.data;
@@ -100,5 +100,9 @@ function customFrame(e: EventOf<"terminal.output" | "artifact.written" | "activi
       const { messageId, activityType, patch } = e.data;
       return { type: EventType.ACTIVITY_DELTA, messageId, activityType, patch };
     }
+    case "custom.emitted":
+      return { type: EventType.CUSTOM, name: e.data.name, value: e.data.value };
+    case "raw.emitted":
+      return { type: EventType.RAW, event: e.data.event, ...(e.data.source !== undefined && { source: e.data.source }) };
   }
 }

@@ -67,8 +67,10 @@ export {
 } from "./workspace/tools.ts";
 export { codingAgent, CODING_SYSTEM_PROMPT, SYSTEM_PROMPT_MAX_CHARS, type CodingAgentOptions } from "./agents/coding-agent.ts";
 export { COPILOTKIT_RUNTIME_INSTALL, CopilotkitRuntimeMissingError } from "./copilotkit/missing.ts";
-export type { AgentRunnerOptions, AgentRunnerRequest, ThreadlineRunner } from "./copilotkit/app-runner-types.ts";
+export type { AgentRunnerOptions, AgentRunnerRequest, HeadersLike, RunnerQueueOptions, ThreadlineRunner } from "./copilotkit/app-runner-types.ts";
 export { AGENT_EVENTS_MAX } from "./copilotkit/agent-events.ts";
+export { RUNNER_QUEUE_DEFAULTS } from "./copilotkit/app-runner-turn.ts";
+export { FOREIGN_EVENT_MAX_BYTES } from "../protocol/events.ts";
 export type { EventStore } from "./store/types.ts";
 export { SHUTDOWN_GRACE_MS } from "./engine/engine.ts";
 export {

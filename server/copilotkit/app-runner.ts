@@ -20,6 +20,7 @@
  * one runner serves every caller of the runtime: the tenant comes from the options, per request
  * where the runtime says anything about the request (app-runner-types.ts).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createRequire } from "node:module";
 import type { RunAgentInput } from "@ag-ui/core";
 import type { Logger } from "pino";
@@ -39,8 +40,9 @@ import type { EventStore } from "../store/types.ts";
 import { DEFAULT_TENANT, TENANT_NAME } from "../tenant.ts";
 import type { Workspaces } from "../workspace/workspaces.ts";
 import { agentEvents, type RunnableAgent } from "./agent-events.ts";
+import { RunnerTurns } from "./app-runner-turn.ts";
 import { framesObservable } from "./frames-observable.ts";
-import type { AgentRunnerOptions, AgentRunnerRequest, RuntimeEventStream, ThreadlineRunner } from "./app-runner-types.ts";
+import type { AgentRunnerOptions, AgentRunnerRequest, HeadersLike, RuntimeEventStream, ThreadlineRunner } from "./app-runner-types.ts";
 import { CopilotkitRuntimeMissingError } from "./missing.ts";
 
 /** The RUN_ERROR codes of a run of the runtime's agent. */
@@ -70,12 +72,22 @@ export class ThreadlineAppRunner implements ThreadlineRunner {
   readonly #deps: AppRunnerDeps;
   readonly #tenant: NonNullable<AgentRunnerOptions["tenant"]>;
   readonly #rxjs: typeof Rxjs;
+  readonly #turns: RunnerTurns;
+  /** The request the runtime's handler serves now (withRequest): stop and isRunning get no other. */
+  readonly #requests = new AsyncLocalStorage<Record<string, string>>();
+  #warnedUnscoped = false;
 
   constructor(deps: AppRunnerDeps, options: AgentRunnerOptions = {}) {
     this.#deps = deps;
     this.#tenant = options.tenant ?? DEFAULT_TENANT;
     if (typeof this.#tenant === "string") checkTenant(this.#tenant);
     this.#rxjs = runtimeRxjs();
+    this.#turns = new RunnerTurns(deps, options.queue);
+  }
+
+  /** Runs waiting now for their threads' active runs (double texting enqueue / interrupt). */
+  get waiting(): number {
+    return this.#turns.waiting;
   }
 
   run({ threadId, agent, input }: { threadId: string; agent: object; input: object }): RuntimeEventStream {
@@ -92,15 +104,11 @@ export class ThreadlineAppRunner implements ThreadlineRunner {
       const run = parseRunRequest(legacyInput, { get: (name) => headers[name.toLowerCase()] });
       if (!run.ok) throw new InvalidRequestError("INVALID_RUN_INPUT", "The run is not a valid AG-UI RunAgentInput; fix the fields listed in `issues`.", run.issues);
       const definition = runtimeAgent(agentId, app);
-      // A queued run would start when the active one ends, on whichever instance ends it; only
-      // this process holds the agent object it needs, so the runner refuses to queue.
+      // Every admission refuses a busy thread; the policy decides what the refusal means here
+      // (app-runner-turn.ts): only this process holds the agent object a queued run needs.
       const policy = run.options.doubleTexting ?? definition.doubleTexting;
-      if (policy !== "reject") {
-        throw new InvalidRequestError("INVALID_RUN_INPUT", `agentRunner() runs take doubleTexting "reject" only, not "${policy}": a queued run needs the runtime's agent object, which lives in the request that sent it.`, [
-          { path: "/forwardedProps/threadline/doubleTexting", message: 'use "reject", or stop the active run first' },
-        ]);
-      }
-      const started = await admitRun(this.#deps, definition, run, tenantId);
+      const rejecting = { ...run, options: { ...run.options, doubleTexting: "reject" as const } };
+      const started = await this.#turns.admit(threadId, policy, () => admitRun(this.#deps, definition, rejecting, tenantId));
       return runFrames(this.#deps, started, run, signal);
     });
   }
@@ -119,22 +127,48 @@ export class ThreadlineAppRunner implements ThreadlineRunner {
   }
 
   async isRunning({ threadId }: { threadId: string }): Promise<boolean> {
-    const thread = await this.#deps.store.getThread(threadId, this.#fixedTenant());
+    const tenantId = await this.#scopedTenant(threadId);
+    if (tenantId === null) return false;
+    const thread = await this.#deps.store.getThread(threadId, tenantId);
     return thread !== null && isActive(thread.status);
   }
 
-  /** True when a cancel was recorded for the active run (the log carries it to its executor). */
+  /**
+   * True when a cancel was recorded for the active run (the log carries it to its executor).
+   * Another tenant's thread is not found: false, nothing written (the runtime answers
+   * `stopped: false`, as for a thread with no active run).
+   */
   async stop({ threadId, runId }: { threadId: string; runId?: string }): Promise<boolean> {
-    const thread = await this.#deps.store.getThread(threadId, this.#fixedTenant());
+    const tenantId = await this.#scopedTenant(threadId);
+    if (tenantId === null) return false;
+    const thread = await this.#deps.store.getThread(threadId, tenantId);
     if (!thread || !isActive(thread.status)) return false;
     if (runId !== undefined && (thread.activeRunId === null || wireRunId(thread.activeRunId) !== runId)) return false;
     await this.#deps.engine.cancel(threadId);
     return true;
   }
 
-  /** The fixed tenant; undefined (the thread as stored) when it is a function: stop and isRunning get no request. */
-  #fixedTenant(): string | undefined {
-    return typeof this.#tenant === "string" ? this.#tenant : undefined;
+  withRequest<T>(request: { headers: HeadersLike }, handle: () => T): T {
+    return this.#requests.run(headersOf(request.headers), handle);
+  }
+
+  /**
+   * The tenant stop and isRunning act for: the fixed one, or the function's for the request in
+   * scope (withRequest). With a function and no request in scope, null: they act on nothing.
+   * Rejected: the thread as stored, whoever asks (the runtime's stop route would let any caller
+   * stop any tenant's run whose thread id it knows).
+   */
+  async #scopedTenant(threadId: string): Promise<string | null> {
+    if (typeof this.#tenant === "string") return this.#tenant;
+    const headers = this.#requests.getStore();
+    if (headers === undefined) {
+      if (!this.#warnedUnscoped) {
+        this.#warnedUnscoped = true;
+        this.#deps.logger.warn({ threadId }, "agentRunner() has a tenant function but stop/isRunning were called outside runner.withRequest(): they act on no thread. Wrap the runtime's handler in runner.withRequest(request, ...) (README: Make any AG-UI agent durable).");
+      }
+      return null;
+    }
+    return this.#tenantOf({ threadId, headers });
   }
 
   async #tenantOf(request: AgentRunnerRequest): Promise<string> {
@@ -178,6 +212,22 @@ function checkTenant(tenant: string): void {
       { path: "/tenant", message: "1-64 letters, digits, _ . or -" },
     ]);
   }
+}
+
+/** A fetch Request's Headers or Node's IncomingHttpHeaders, as lower-cased names and one value each. */
+function headersOf(headers: HeadersLike): Record<string, string> {
+  if (typeof (headers as Headers).forEach === "function" && typeof (headers as Headers).get === "function") {
+    const out: Record<string, string> = {};
+    (headers as Headers).forEach((value, name) => {
+      out[name.toLowerCase()] = value;
+    });
+    return out;
+  }
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
 }
 
 function lowerCased(headers: Record<string, string>): Record<string, string> {

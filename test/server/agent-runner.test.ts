@@ -18,7 +18,8 @@ import { type RemoteFixture, startNodeRemote } from "../support/remote-agui.ts";
 import { RUNNER_BASE, type RunnerRuntime, startRunnerRuntime } from "../support/runner-runtime.ts";
 import { spawnServer } from "../support/server-process.ts";
 import { backends, openStore, startTestServer, testSchema, type TestServer } from "../support/server.ts";
-import { postSse, type SseFrame } from "../support/sse-client.ts";
+import { postSse } from "../support/sse-client.ts";
+import { eventually, terminals, textOf } from "../support/frame-checks.ts";
 
 const user = (id: string, content: string): Message => ({ id, role: "user", content });
 const runBody = (threadId: string, runId: string, text: string, forwardedProps: Record<string, unknown> = {}) => ({
@@ -31,20 +32,8 @@ const runBody = (threadId: string, runId: string, text: string, forwardedProps: 
   forwardedProps,
 });
 const connectBody = (threadId: string) => ({ threadId, runId: `connect-${Date.now()}`, messages: [], state: {}, tools: [], context: [], forwardedProps: {} });
-const terminals = (frames: SseFrame[]) => frames.filter((f) => f.event.type === "RUN_ERROR" || f.event.type === "RUN_FINISHED");
-const text = (frames: SseFrame[]) => frames.filter((f) => f.event.type === "TEXT_MESSAGE_CONTENT").map((f) => f.event.delta as string).join("");
 const SLOW_REPLY = (said: string, turn = 1) => `You said: ${said}. This is turn ${turn}. ${"More words follow here. ".repeat(20)}`;
 
-/** Bounded wait for something only a poll can see (what the remote recorded, a status). */
-async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms (last: ${JSON.stringify(v)})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.each(backends())("agentRunner() on %s", (backend) => {
   let remote: RemoteFixture;
@@ -81,7 +70,7 @@ describe.each(backends())("agentRunner() on %s", (backend) => {
     const threadId = `runner-replay-${Date.now()}`;
     const live = await (await postSse(`${appA.runtimeUrl}/agent/remote/run`, runBody(threadId, "r1", "hello"))).done;
     expect(terminals(live).map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
-    expect(text(live)).toBe("You said: hello. This is turn 1. ");
+    expect(textOf(live)).toBe("You said: hello. This is turn 1. ");
     const saved = await b.threadline.store.getThread(threadId);
     expect(saved).toMatchObject({ agentId: "remote", tenantId: "default", status: "WAITING" });
     const replay = await (await postSse(`${appB.runtimeUrl}/agent/remote/connect`, connectBody(threadId))).done;
@@ -90,7 +79,7 @@ describe.each(backends())("agentRunner() on %s", (backend) => {
     expect(replay.map((f) => f.event.type)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"]);
     expect(replay[1]!.event.messages).toEqual([
       { id: "u-r1", role: "user", content: "hello" },
-      { id: live.find((f) => f.event.type === "TEXT_MESSAGE_START")!.event.messageId, role: "assistant", content: text(live) },
+      { id: live.find((f) => f.event.type === "TEXT_MESSAGE_START")!.event.messageId, role: "assistant", content: textOf(live) },
     ]);
     expect(replay[2]!.event.snapshot).toEqual(live.findLast((f) => f.event.type === "STATE_SNAPSHOT")!.event.snapshot);
     expect(replay[3]!.event).toMatchObject({ type: "RUN_FINISHED", threadId, runId: "r1" });
@@ -152,7 +141,7 @@ describe.each(backends())("agentRunner() on %s", (backend) => {
     const live = await postSse(`${appA.runtimeUrl}/agent/remote/run`, runBody(threadId, runId, "slow stop me"));
     await live.waitFor((f) => f.event.type === "TEXT_MESSAGE_CONTENT");
     expect(await runnerB.isRunning({ threadId })).toBe(true);
-    // Double texting by the thread's policy (reject), and the runner refuses to queue.
+    // Double texting by the thread's policy (reject); a policy AG-UI's runner does not name is refused.
     const busy = await (await postSse(`${appB.runtimeUrl}/agent/remote/run`, runBody(threadId, "r-busy", "me too"))).done;
     expect(busy.map((f) => f.event)).toEqual([expect.objectContaining({ type: "RUN_ERROR", code: "THREAD_BUSY" })]);
     const queued = await (await postSse(`${appB.runtimeUrl}/agent/remote/run`, runBody(threadId, "r-queue", "later", { threadline: { doubleTexting: "queue" } }))).done;
@@ -165,7 +154,7 @@ describe.each(backends())("agentRunner() on %s", (backend) => {
     expect(await stop.json()).toMatchObject({ stopped: true });
     const frames = await live.done;
     expect(terminals(frames).map((f) => f.event)).toEqual([expect.objectContaining({ type: "RUN_ERROR", code: "CANCELLED" })]);
-    expect(text(frames).length).toBeLessThan(SLOW_REPLY("slow stop me").length);
+    expect(textOf(frames).length).toBeLessThan(SLOW_REPLY("slow stop me").length);
     await eventually(() => remote.disconnects(), (d) => d.includes(runId), "the agent's request aborted");
     await eventually(() => runnerB.isRunning({ threadId }), (r) => r === false, "isRunning false after the stop");
     expect(await runnerB.stop({ threadId })).toBe(false);
@@ -188,6 +177,33 @@ describe.each(backends())("agentRunner() on %s", (backend) => {
       expect(bad.map((f) => f.event)).toEqual([expect.objectContaining({ type: "RUN_ERROR", code: "INVALID_TENANT" })]);
       // A fixed tenant's runner does not see the thread: stop and isRunning are scoped by it.
       expect(await a.threadline.agentRunner({ tenant: "globex" }).isRunning({ threadId })).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("tenants: stop and isRunning through the runtime are scoped by the tenant function; another tenant's stop does nothing and says not found; outside withRequest they act on nothing", async () => {
+    const runner = a.threadline.agentRunner({ tenant: ({ headers }) => headers["x-tenant"] ?? "default" });
+    const app = await startRunnerRuntime(runner, remote.url);
+    try {
+      const threadId = `runner-tenant-stop-${Date.now()}`;
+      const live = await postSse(`${app.runtimeUrl}/agent/remote/run`, runBody(threadId, "r1", "slow mine"), { "x-tenant": "acme" });
+      await live.waitFor((f) => f.event.type === "TEXT_MESSAGE_CONTENT");
+      const stopAs = async (tenant: string) => {
+        const res = await fetch(`${app.runtimeUrl}/agent/remote/stop/${threadId}`, { method: "POST", headers: { "content-type": "application/json", "x-tenant": tenant }, body: "{}" });
+        expect(res.status).toBe(200);
+        return (await res.json()) as { stopped: boolean };
+      };
+      expect(await stopAs("globex")).toMatchObject({ stopped: false });
+      expect((await store.read(threadId)).filter((e) => e.type === "workflow.cancelling")).toEqual([]);
+      expect((await store.getThread(threadId))?.status).toBe("RUNNING");
+      // isRunning in each tenant's scope; outside any, nothing is found.
+      expect(await runner.withRequest({ headers: { "x-tenant": "globex" } }, () => runner.isRunning({ threadId }))).toBe(false);
+      expect(await runner.withRequest({ headers: new Headers({ "X-Tenant": "acme" }) }, () => runner.isRunning({ threadId }))).toBe(true);
+      expect(await runner.isRunning({ threadId })).toBe(false);
+      expect(await runner.stop({ threadId })).toBe(false);
+      expect(await stopAs("acme")).toMatchObject({ stopped: true });
+      expect(terminals(await live.done).map((f) => f.event.code)).toEqual(["CANCELLED"]);
     } finally {
       await app.close();
     }

@@ -3,6 +3,7 @@
  * remote (a real HTTP server answering what each test sets) behind remoteAgent, a real server and
  * store, and the real @ag-ui/client 1.0.0 and 0.0.59 reading what Threadline made of it.
  */
+import { FOREIGN_EVENT_MAX_BYTES, UNKNOWN_EVENT_SOURCE } from "../../protocol/events.ts";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,7 +17,8 @@ import { ForeignIds } from "../../server/engine/foreign/ids.ts";
 import { SseEvents } from "../../server/engine/foreign/remote-stream.ts";
 import { CLIENT_VERSIONS, runClient } from "../support/agui-clients.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
-import { postSse, type SseFrame } from "../support/sse-client.ts";
+import { postSse } from "../support/sse-client.ts";
+import { terminals } from "../support/frame-checks.ts";
 
 interface Script {
   status?: number;
@@ -29,7 +31,6 @@ interface Script {
 
 const crlf = (events: unknown[]) => events.map((e) => `data: ${JSON.stringify(e)}\r\n\r\n`).join("");
 const user = (id: string, content: string): Message => ({ id, role: "user", content });
-const terminals = (frames: SseFrame[]) => frames.filter((f) => f.event.type === "RUN_ERROR" || f.event.type === "RUN_FINISHED");
 
 /** What every normalising case streams: chunks, unknown types, a span left open, state. */
 const MIXED = [
@@ -96,8 +97,14 @@ describe.each(backends())("foreign stream ingestion on %s", (backend) => {
     expect(out.error?.message).toBeUndefined();
     expect(out.failed).toBe(false);
     const types = out.events.map((e) => e.type);
-    expect(types).not.toContain("CUSTOM");
+    // Kept (ingest.ts): CUSTOM as it came, a type AG-UI does not define as RAW, even mid-message;
+    // dropped: the known types the log has no place for.
+    expect(out.events.filter((e) => e.type === "CUSTOM" || e.type === "RAW")).toMatchObject([
+      { type: "CUSTOM", name: "progress", value: 1 },
+      { type: "RAW", event: { type: "FUTURE_THING", anything: true }, source: UNKNOWN_EVENT_SOURCE },
+    ]);
     expect(types).not.toContain("STEP_STARTED");
+    expect(types).not.toContain("MESSAGES_SNAPSHOT");
     expect(types.filter((t) => t === "TEXT_MESSAGE_END")).toHaveLength(2); // m2's was closed for it
     const saved = await thread(threadId);
     expect(saved.messages.slice(1)).toEqual([
@@ -107,6 +114,26 @@ describe.each(backends())("foreign stream ingestion on %s", (backend) => {
     ]);
     expect(saved.state).toEqual({ a: 1, b: 2 });
     expect(out.state).toEqual({ a: 1, b: 2 });
+  });
+
+  it("a CUSTOM whose record is FOREIGN_EVENT_MAX_BYTES is kept; one byte more is dropped, and the run goes on", async () => {
+    // The record's JSON is {"runId":"b1","name":"n","value":"<k x>"}: `around` bytes besides the value.
+    const custom = (k: number) => ({ type: "CUSTOM", name: "n", value: "x".repeat(k) });
+    const around = JSON.stringify({ runId: "b1", name: "n", value: "" }).length;
+    script = {
+      writes: [
+        crlf([
+          { type: "RUN_STARTED", threadId: "t", runId: "b1" },
+          custom(FOREIGN_EVENT_MAX_BYTES - around),
+          custom(FOREIGN_EVENT_MAX_BYTES - around + 1),
+          { type: "RUN_FINISHED", threadId: "t", runId: "b1" },
+        ]),
+      ],
+    };
+    const frames = await run("custom-bound", "b1");
+    expect(terminals(frames).map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
+    const kept = frames.filter((f) => f.event.type === "CUSTOM").map((f) => (f.event.value as string).length);
+    expect(kept).toEqual([FOREIGN_EVENT_MAX_BYTES - around]);
   });
 
   it("ids a thread already has are rewritten by the one rule; the result names its call's new id", async () => {

@@ -13,7 +13,8 @@ import type { EventStore } from "../../server/store/types.ts";
 import { CLIENT_VERSIONS, cancelledEnd, runClient } from "../support/agui-clients.ts";
 import { pythonUnavailable, type RemoteFixture, type RemoteKind, startRemote } from "../support/remote-agui.ts";
 import { backends, openStore, startTestServer, testSchema, type TestServer } from "../support/server.ts";
-import { postSse, type SseFrame } from "../support/sse-client.ts";
+import { postSse } from "../support/sse-client.ts";
+import { eventually, terminals, textOf } from "../support/frame-checks.ts";
 
 const noPython = pythonUnavailable();
 if (noPython) console.warn(`[remote-agent] ${noPython}`);
@@ -23,23 +24,11 @@ const kinds: RemoteKind[] = noPython ? ["node"] : ["node", "python"];
 const READ_MS = 2_000;
 
 const user = (id: string, content: string): Message => ({ id, role: "user", content });
-const terminals = (frames: SseFrame[]) => frames.filter((f) => f.event.type === "RUN_ERROR" || f.event.type === "RUN_FINISHED");
-const text = (frames: SseFrame[]) => frames.filter((f) => f.event.type === "TEXT_MESSAGE_CONTENT").map((f) => f.event.delta as string).join("");
 
 async function thread(server: TestServer, threadId: string) {
   return (await (await fetch(`${server.url}/api/threads/${threadId}`)).json()) as { status: string; messages: Message[]; state: Record<string, unknown> };
 }
 
-/** Bounded wait for something only a poll can see (what the remote recorded). */
-async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms (last: ${JSON.stringify(v)})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.each(backends())("remoteAgent on %s", (backend) => {
   describe.each(kinds)("with the %s remote", (kind) => {
@@ -119,13 +108,13 @@ describe.each(backends())("remoteAgent on %s", (backend) => {
       // The frames before the cursor and after it are the whole run, each once, in order.
       const ids = [...seen, ...rest].map((f) => f.id);
       expect(new Set(ids).size).toBe(ids.length);
-      expect(text([...seen, ...rest])).toBe(text(all));
-      expect(text(all)).toBe(`You said: slow please. This is turn 1. ${"More words follow here. ".repeat(20)}`);
+      expect(textOf([...seen, ...rest])).toBe(textOf(all));
+      expect(textOf(all)).toBe(`You said: slow please. This is turn 1. ${"More words follow here. ".repeat(20)}`);
       expect(terminals(rest)).toHaveLength(1);
       expect(terminals(rest)[0]!.event.type).toBe("RUN_FINISHED");
 
       const saved = await thread(b, threadId);
-      expect(saved.messages.at(-1)).toMatchObject({ role: "assistant", content: text(all) });
+      expect(saved.messages.at(-1)).toMatchObject({ role: "assistant", content: textOf(all) });
       expect(saved.state).toEqual({ turns: 1, last: "slow please" });
     });
 
@@ -136,8 +125,8 @@ describe.each(backends())("remoteAgent on %s", (backend) => {
       const threadId = `remote-cancel-${kind}-${version}-${Date.now()}`;
       const runId = `cancel-${kind}-${version}`; // the remote records disconnects by run id
       const client = runClient(version, { url: `${a.url}/api/agents/remote/run`, input: { threadId, runId, messages: [user("u1", "slow cancel me")] } });
-      await eventually(() => thread(b, threadId).then((t) => t.status).catch(() => ""), (s) => s === "RUNNING", "the run to start");
-      await eventually(() => store.read(threadId).then((es) => es.filter((e) => e.type === "text.delta").length), (n) => n >= 2, "two chunks in the log");
+      await eventually(() => thread(b, threadId).then((t) => t.status).catch(() => ""), (s) => s === "RUNNING", "the run to start", 10_000);
+      await eventually(() => store.read(threadId).then((es) => es.filter((e) => e.type === "text.delta").length), (n) => n >= 2, "two chunks in the log", 10_000);
       const res = await fetch(`${canceller.url}/api/threads/${threadId}/cancel`, { method: "POST" });
       expect(res.status).toBe(200);
       const out = await client;
@@ -145,7 +134,7 @@ describe.each(backends())("remoteAgent on %s", (backend) => {
       expect(out.events.filter((e) => e.type === "RUN_ERROR" || e.type === "RUN_FINISHED")).toHaveLength(1);
       expect(out.events.at(-1)).toMatchObject(cancelledEnd(version));
       // The remote saw its client go away.
-      await eventually(() => remote.disconnects(), (d) => d.includes(runId), "the remote to see the disconnect");
+      await eventually(() => remote.disconnects(), (d) => d.includes(runId), "the remote to see the disconnect", 10_000);
       expect((await thread(a, threadId)).status).toBe("CANCELLED");
     });
 
@@ -189,7 +178,7 @@ describe.each(backends())("remoteAgent on %s", (backend) => {
           resume: [{ interruptId: "ask-r1", status: "resolved", payload: { city: "Paris" } }],
         })
       ).done;
-      expect(text(answered)).toBe('You chose {"city":"Paris"}.');
+      expect(textOf(answered)).toBe('You chose {"city":"Paris"}.');
       expect((await remote.received())[before]!.resume).toEqual([{ interruptId: "ask-r1", status: "resolved", payload: { city: "Paris" } }]);
     });
   });
@@ -241,7 +230,7 @@ describe.each(backends())("remoteAgent on %s", (backend) => {
       const body = { threadId: "ck-remote", runId: "r1", state: {}, tools: [], context: [], forwardedProps: {}, messages: [user("u1", "via copilotkit")] };
       const frames = await (await postSse(`${server.url}/api/copilotkit/agent/remote/run`, body, as("k1"))).done;
       expect(terminals(frames).map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
-      expect(text(frames)).toBe("You said: via copilotkit. This is turn 1. ");
+      expect(textOf(frames)).toBe("You said: via copilotkit. This is turn 1. ");
       // The remote gets its own headers, never the caller's credentials for Threadline.
       const sent = remote.headers?.().at(-1);
       expect(sent).toMatchObject({ "x-remote-key": "s3cret", accept: "text/event-stream", "content-type": "application/json" });

@@ -97,6 +97,13 @@ export async function startNodeRemote(): Promise<RemoteFixture> {
       send({ type: "RUN_FINISHED", threadId, runId, outcome: { type: "interrupt", interrupts: [{ id: `ask-${runId}`, reason: "input_required", message: "Which city?" }] } });
       return void res.end();
     }
+    if (text === "custom") {
+      // An application's own events, a type AG-UI does not define, and a CUSTOM over the bound.
+      send({ type: "CUSTOM", name: "progress", value: { step: 1, of: 2 } });
+      send({ type: "RAW", event: { vendor: "acme", kind: "trace" }, source: "acme-sdk" });
+      send({ type: "VENDOR_THING", payload: { n: 1 } });
+      send({ type: "CUSTOM", name: "too-big", value: "x".repeat(70 * 1024) });
+    }
     const turns = body.messages.filter((m) => m.role === "user").length;
     const reply = body.resume
       ? `You chose ${JSON.stringify(body.resume[0]?.payload)}.`

@@ -22,7 +22,9 @@ export function runnerRuntimeListener(runner: ThreadlineRunner, agentUrl: string
     agentIds.map((id) => [id, (version === "0.0.59" ? new HttpAgent0059({ url: agentUrl }) : new HttpAgent100({ url: agentUrl })) as never]),
   );
   const runtime = new CopilotRuntime({ agents, runner: runner as never });
-  return createCopilotNodeHandler(createCopilotRuntimeHandler({ runtime, basePath: RUNNER_BASE, activateChannels: false }));
+  const handler = createCopilotRuntimeHandler({ runtime, basePath: RUNNER_BASE, activateChannels: false });
+  // As the README says: the request in scope, so stop and isRunning are scoped by a tenant function.
+  return createCopilotNodeHandler((request) => runner.withRequest(request, () => handler(request)));
 }
 
 export interface RunnerRuntime extends Door {

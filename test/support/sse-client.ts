@@ -67,14 +67,18 @@ export interface SseStream {
   close(): void;
 }
 
-export async function postSse(url: string, body: unknown, headers: Record<string, string> = {}): Promise<SseStream> {
+export function postSse(url: string, body: unknown, headers: Record<string, string> = {}): Promise<SseStream> {
+  return openSse(url, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream", ...headers }, body: JSON.stringify(body) });
+}
+
+/** A GET that streams (the thread's raw event feed, GET /api/threads/:id/events). */
+export function getSse(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
+  return openSse(url, { method: "GET", headers: { accept: "text/event-stream", ...headers } });
+}
+
+async function openSse(url: string, init: RequestInit): Promise<SseStream> {
   const controller = new AbortController();
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-    body: JSON.stringify(body),
-    signal: controller.signal,
-  });
+  const res = await fetch(url, { ...init, signal: controller.signal });
   const frames: SseFrame[] = [];
   const waiters: { match: (f: SseFrame) => boolean; resolve: (f: SseFrame) => void }[] = [];
   const deliver = (f: SseFrame) => {

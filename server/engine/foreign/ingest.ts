@@ -17,12 +17,18 @@
  * - an event that fails its schema, or breaks the stream's rules (arguments of a call never
  *   started, a state patch that does not apply), fails the run (FOREIGN_CODES.malformed): the
  *   foreign agent is broken, and guessing would put something in the log it did not mean;
- * - events with no counterpart in the log are dropped, with one log line per type per run:
+ * - CUSTOM and RAW are kept (custom.emitted, raw.emitted: stream-level, so a connect or a resume
+ *   during the run and its retention replays them, on any instance) when their JSON is at most
+ *   FOREIGN_EVENT_MAX_BYTES; a larger one is dropped, with a log line;
+ * - an event of a type AG-UI does not define (a newer version's, an agent's own) is kept whole
+ *   as a RAW event with source UNKNOWN_EVENT_SOURCE, under the same bound: a client that knows
+ *   the type can still read it, and nothing guesses at what it means. Rejected: failing the run
+ *   on it, which would make every newer AG-UI version's events an outage; dropping it, which
+ *   loses what a client written for that version would show;
+ * - known events with no counterpart in the log are dropped, with one log line per type per run:
  *   MESSAGES_SNAPSHOT (the thread's conversation is the log's: the foreign agent's new messages
  *   arrive as its stream), STEP_*, REASONING_START/END and REASONING_ENCRYPTED_VALUE (the
- *   reasoning messages carry what shows), SUBAGENT_*, CUSTOM and RAW (no stored type carries an
- *   application's own events yet), and any type AG-UI does not define. Rejected: failing the run
- *   on them, which would make every newer AG-UI version's events an outage.
+ *   reasoning messages carry what shows), SUBAGENT_*.
  * - text the log cannot store (NUL, lone surrogates) goes through the store's one rule
  *   (store/storable-text.ts) before anything else looks at the event.
  */
@@ -31,7 +37,7 @@ import { EventSchemas } from "@ag-ui/core/schemas";
 import fjp from "fast-json-patch";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import type { EventOf } from "../../../protocol/events.ts";
+import { type EventOf, FOREIGN_EVENT_MAX_BYTES, UNKNOWN_EVENT_SOURCE } from "../../../protocol/events.ts";
 import { storableJsonMember } from "../../store/storable-text.ts";
 import { RunAborted, RunFailure, type AbortReason } from "../errors.ts";
 import type { RunWriter } from "../run-writer.ts";
@@ -177,6 +183,12 @@ class ForeignRun {
       case EventType.ACTIVITY_DELTA:
         writer.emit({ type: "activity.delta", data: { runId, messageId: e.messageId, activityType: e.activityType, patch: e.patch } });
         return undefined;
+      case EventType.CUSTOM:
+        this.#keep(e.type, { type: "custom.emitted", data: { runId, name: e.name, value: e.value } });
+        return undefined;
+      case EventType.RAW:
+        this.#keep(e.type, { type: "raw.emitted", data: { runId, event: e.event, ...(e.source !== undefined && { source: e.source }) } });
+        return undefined;
       case EventType.RUN_ERROR: {
         const code = typeof e.code === "string" && e.code !== "" ? ` (its code: ${e.code})` : "";
         throw new RunFailure(this.codes.failed, `${this.codes.name} failed: ${e.message}${code}. Send your message again; if it keeps failing, check the agent's logs.`);
@@ -203,7 +215,7 @@ class ForeignRun {
     const type = (clean as { type?: unknown } | null)?.type;
     if (typeof type !== "string") this.#malformed("an event without a string `type`");
     if (!KNOWN_TYPES.has(type)) {
-      this.#drop(type);
+      this.#keep(type, { type: "raw.emitted", data: { runId: this.ctx.runId, event: clean, source: UNKNOWN_EVENT_SOURCE } });
       return undefined;
     }
     const parsed = EventSchemas.safeParse(clean);
@@ -222,6 +234,16 @@ class ForeignRun {
       this.#malformed(`a STATE_DELTA that does not apply to the state it was given (${err instanceof Error ? err.message : String(err)})`);
     }
     this.ctx.writer.emit({ type: "state.patched", data: { runId: this.ctx.runId, patch: ops } });
+  }
+
+  /** Writes a CUSTOM, RAW or unknown event's record when it is within FOREIGN_EVENT_MAX_BYTES. */
+  #keep(type: string, record: EventOf<"custom.emitted" | "raw.emitted">): void {
+    const bytes = Buffer.byteLength(JSON.stringify(record.data));
+    if (bytes <= FOREIGN_EVENT_MAX_BYTES) {
+      this.ctx.writer.emit(record);
+      return;
+    }
+    this.ctx.logger.warn({ eventType: type, bytes }, `foreign agent sent a ${type} event of ${bytes} bytes, over the ${FOREIGN_EVENT_MAX_BYTES} a kept event may carry; it was dropped`);
   }
 
   #drop(type: string): void {
