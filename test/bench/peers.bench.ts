@@ -3,8 +3,9 @@
  *
  * One fake OpenAI-compatible upstream with fixed pacing (peers/upstream.ts), and each system in
  * its own process pointed at it: the floor (Express + openai + @ag-ui/encoder, no persistence),
- * CopilotKit's runtime (InMemoryAgentRunner + BuiltInAgent), Threadline on Postgres, Threadline
- * on PGlite. Every scenario runs against every system before the next scenario starts
+ * CopilotKit's runtime (InMemoryAgentRunner + BuiltInAgent), a Mastra Agent through
+ * @ag-ui/mastra, Threadline on Postgres, Threadline on PGlite. The best peer of a metric is the
+ * better of CopilotKit and Mastra. Every scenario runs against every system before the next scenario starts
  * (interleaved), so a burst of load from elsewhere on the machine hits all of them alike.
  * Prints one Markdown table (rows: metrics; columns: systems, then Threadline ÷ floor and
  * ÷ best peer, then the issue's goal for Threadline on Postgres) with the load average beside it.
@@ -12,11 +13,13 @@
  *   npm run bench:peers                  full sizes (200 and 500 concurrent runs, 10k-token replays, …): ~2 min
  *   npm run bench:peers -- --no-500      without the 500-run scenario
  *   npm run bench:peers -- --quick       every scenario at small sizes, well under a minute
- *   npm run bench:peers -- --systems=floor,tl-postgres   only these (floor, copilotkit, tl-postgres, tl-pglite)
+ *   npm run bench:peers -- --systems=floor,tl-postgres   only these (floor, copilotkit, mastra, tl-postgres, tl-pglite)
  *   npm run bench:peers -- --scenarios=concurrent        only these (admission, token, concurrent, replay, idle, cancel)
  *
  * BENCH_CPU_PROF=<dir>: each system's process writes a V8 CPU profile there when it stops
  * (node --cpu-prof), to read its top self-time functions.
+ * BENCH_FLUSHES=1: Threadline's processes count their writer's flushes (events and appends per
+ * flush) and print them when they stop. BENCH_STATEMENT_TIMES=1: they time every statement.
  *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) is the Postgres for
  * Threadline; it gets a fresh schema that is dropped at the end. Not a test: nothing asserts a time.
@@ -24,8 +27,9 @@
 import os from "node:os";
 import { admission, cancel, concurrent, idleStreams, replayAndReload, tokenLatency, type Figures } from "./peers/drivers.ts";
 import { metricRows, type Sizes } from "./peers/metrics.ts";
+import { lockWatch } from "./peers/lock-sampler.ts";
 import { startChild, type Child } from "./peers/processes.ts";
-import { copilotkitSystem, floorSystem, threadlineSystem, type System } from "./peers/systems.ts";
+import { copilotkitSystem, floorSystem, mastraSystem, threadlineSystem, type System } from "./peers/systems.ts";
 import { renderTable, type Results } from "./peers/table.ts";
 
 const args = process.argv.slice(2);
@@ -38,7 +42,7 @@ const runs = (name: string) => !scenarios || scenarios.includes(name);
 const sizes: Sizes = quick
   ? {
       admissionRuns: 8,
-      single: { tokens: 40, intervalMs: 10 },
+      single: { tokens: 100, intervalMs: 10 },
       c200: { runs: 20, tokens: 20, intervalMs: 25 },
       c500: { runs: 40, tokens: 20, intervalMs: 25 },
       replay: { tokens: 1000, times: 3 },
@@ -47,7 +51,7 @@ const sizes: Sizes = quick
     }
   : {
       admissionRuns: 50,
-      single: { tokens: 200, intervalMs: 20 },
+      single: { tokens: 1000, intervalMs: 20 },
       c200: { runs: 200, tokens: 100, intervalMs: 25 },
       c500: skip500 ? undefined : { runs: 500, tokens: 100, intervalMs: 25 },
       replay: { tokens: 10_000, times: 10 },
@@ -56,7 +60,8 @@ const sizes: Sizes = quick
     };
 
 // Everything stops by itself: a benchmark that hangs past this is killed with its children.
-const HARD_LIMIT_MS = quick ? 5 * 60_000 : 40 * 60_000;
+// Starting the six processes alone took 3 min at a 1-minute load of 22 on 2 cores (2026-11-24).
+const HARD_LIMIT_MS = quick ? 10 * 60_000 : 40 * 60_000;
 const children: Child[] = [];
 const hardLimit = setTimeout(() => {
   process.stderr.write(`bench:peers: still running after ${HARD_LIMIT_MS / 60_000} min; stopping.\n`);
@@ -83,6 +88,7 @@ async function main(): Promise<void> {
   const wanted: { key: string; start: () => Promise<System> }[] = [
     { key: "floor", start: async () => floorSystem(await startChild("floor", "./floor.ts", [], env)) },
     { key: "copilotkit", start: async () => copilotkitSystem(await startChild("copilotkit", "./copilotkit.ts", [], env)) },
+    { key: "mastra", start: async () => mastraSystem(await startChild("mastra", "./mastra.ts", [], { ...env, MASTRA_TELEMETRY_DISABLED: "1" })) },
     { key: "tl-postgres", start: async () => threadlineSystem(await startChild("tl-postgres", "./threadline.ts", ["postgres"], env), "postgres") },
     { key: "tl-pglite", start: async () => threadlineSystem(await startChild("tl-pglite", "./threadline.ts", ["pglite"], env), "pglite") },
   ];
@@ -94,6 +100,12 @@ async function main(): Promise<void> {
       children.push(sys.child);
       systems.push(sys);
       log(`started ${sys.label} (pid ${sys.child.pid})${sys.child.info ? `: ${sys.child.info}` : ""}`);
+      if (sys.child.schema) {
+        // Lock waits in its schema, sampled from a process of their own (peers/lock-waits.ts).
+        const sampler = await startChild("lock-waits", "./lock-waits.ts");
+        children.push(sampler);
+        sys.locks = lockWatch(sampler, sys.child.schema);
+      }
     } catch (err) {
       unavailable.push(`${w.key}: ${err instanceof Error ? err.message : String(err)}`);
       log(`could not start ${w.key}; the others go on. ${err instanceof Error ? err.message : String(err)}`);
@@ -149,7 +161,7 @@ async function main(): Promise<void> {
     `Load average (1/5/15 min): at start ${loads[0]!.map((l) => l.toFixed(2)).join(" / ")}, at end ${loads.at(-1)!.map((l) => l.toFixed(2)).join(" / ")}; 1-min load between scenarios ${Math.min(...load1).toFixed(2)}–${Math.max(...load1).toFixed(2)} on ${os.cpus().length} cores. Measured in ${minutes.toFixed(1)} min.\n`,
   );
   console.log(renderTable(metricRows(sizes), systems, results));
-  console.log("\nTimes in ms on one machine (all processes share its clock). Ratios: Threadline's figure ÷ the floor's, ÷ the best peer's. “—”: the system has no such route or no figure.");
+  console.log("\nTimes in ms on one machine (all processes share its clock). Ratios: Threadline's figure ÷ the floor's, ÷ the best peer's (per metric, the better of the peers measured: CopilotKit and Mastra). “—”: the system has no such route or no figure.");
   for (const u of unavailable) console.log(`\nNot measured: ${u}`);
 }
 

@@ -62,23 +62,65 @@ export async function admission(sys: System, runs: number): Promise<Figures> {
   return { "admit.p50": percentile(samples, 50), "admit.p95": percentile(samples, 95), "admit.errors": errors.length };
 }
 
+/** A token held longer than this beyond the upstream's write is a stall (issue 23: collections and lock waits under it). */
+export const STALL_MS = 20;
+
+/**
+ * Around a scenario: the system's CPU and collections (its probe) and, where it has them, the
+ * lock waits in its schema. `key.*` figures: GC count and longest pause, lock waits seen and the
+ * longest (bounds as lock-waits.ts says).
+ */
+async function watched<T>(sys: System, key: string, fn: () => Promise<T>): Promise<{ value: T; cpuMs: number; figures: Figures }> {
+  const before = await sys.child.probe();
+  const locks = sys.locks?.();
+  const value = await fn();
+  const lockFigures = await locks?.stop();
+  const after = await sys.child.probe();
+  const figures: Figures = { [`${key}.gcCount`]: after.gcCount, [`${key}.gcMax`]: after.gcMaxMs };
+  if (lockFigures) {
+    figures[`${key}.lockWaits`] = lockFigures.waits;
+    figures[`${key}.lockMax`] = lockFigures.longestStatementMs;
+    process.stderr.write(
+      `  ${sys.label}, ${key}: lock waits ${lockFigures.waits}, longest seen ${lockFigures.longestSeenMs.toFixed(1)}–${lockFigures.longestStatementMs.toFixed(1)} ms, ${lockFigures.samples} samples every ${lockFigures.intervalMs.toFixed(1)} ms${lockFigures.longest ? `; longest: ${lockFigures.longest}` : ""}\n`,
+    );
+  }
+  return { value, cpuMs: after.cpuMs - before.cpuMs, figures };
+}
+
+/** Token latency's worst and the tokens held more than STALL_MS. */
+function stalls(key: string, latencies: number[]): Figures {
+  if (latencies.length === 0) return {};
+  let max = Number.NaN;
+  let over = 0;
+  for (const l of latencies) {
+    if (!(l <= max)) max = l;
+    if (l > STALL_MS) over++;
+  }
+  return { [`${key}.max`]: max, [`${key}.over20`]: over };
+}
+
 /** One stream of paced tokens: upstream write → client receive, per token. */
 export async function tokenLatency(sys: System, tokens: number, intervalMs: number): Promise<Figures> {
-  const r = await startRun(sys, { tokens, intervalMs }, "token").result;
+  const { value: r, figures } = await watched(sys, "token", () => startRun(sys, { tokens, intervalMs }, "token").result);
   const err = runError(r, tokens);
   noteErrors(sys, "token latency", err ? [err] : []);
-  return { "token.p50": percentile(r.latencies, 50), "token.p99": percentile(r.latencies, 99), "token.errors": err ? 1 : 0 };
+  return {
+    "token.p50": percentile(r.latencies, 50),
+    "token.p99": percentile(r.latencies, 99),
+    ...stalls("token", r.latencies),
+    ...figures,
+    "token.errors": err ? 1 : 0,
+  };
 }
 
 /** `runs` runs started at once; the server's CPU over the whole scenario per 1k tokens. */
 export async function concurrent(sys: System, key: string, runs: number, tokens: number, intervalMs: number): Promise<Figures> {
-  const before = await sys.child.probe();
-  const t0 = now();
-  const results = await Promise.all(
-    Array.from({ length: runs }, () => startRun(sys, { tokens, intervalMs }, key, { slackMs: 120_000 }).result),
-  );
-  const elapsed = now() - t0;
-  const after = await sys.child.probe();
+  const { value, cpuMs, figures } = await watched(sys, key, async () => {
+    const t0 = now();
+    const results = await Promise.all(Array.from({ length: runs }, () => startRun(sys, { tokens, intervalMs }, key, { slackMs: 120_000 }).result));
+    return { results, elapsed: now() - t0 };
+  });
+  const { results, elapsed } = value;
   const latencies: number[] = [];
   const errors: string[] = [];
   let within1s = 0;
@@ -101,7 +143,9 @@ export async function concurrent(sys: System, key: string, runs: number, tokens:
     [`${key}.within1s`]: (within1s / runs) * 100,
     [`${key}.startedMax`]: startedMax,
     [`${key}.tokensPerSec`]: (latencies.length / elapsed) * 1000,
-    [`${key}.cpuPer1k`]: latencies.length > 0 ? ((after.cpuMs - before.cpuMs) / latencies.length) * 1000 : Number.NaN,
+    [`${key}.cpuPer1k`]: latencies.length > 0 ? (cpuMs / latencies.length) * 1000 : Number.NaN,
+    ...stalls(key, latencies),
+    ...figures,
   };
 }
 

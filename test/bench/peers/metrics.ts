@@ -20,6 +20,23 @@ const atMost = (limit: number, unit = "ms") => ({ text: `≤ ${limit} ${unit}`, 
 const zero = { text: "0", met: (v: number) => v === 0 };
 const all = { text: "100 %", met: (v: number) => v >= 100 };
 
+/**
+ * Issue 23's stalls: the worst token and the tokens held more than 20 ms beyond the upstream's
+ * write, with what could hold them: the system's garbage collections (all systems) and the lock
+ * waits in its database schema (Threadline on Postgres). The goal is on the causes: no collection
+ * or lock wait over 20 ms; a token can also wait its turn for a core on a busy machine.
+ */
+function stallRows(key: string, what: string): MetricDef[] {
+  return [
+    { key: `${key}.max`, label: `${what}: token latency max`, unit: "ms", better: "lower" },
+    { key: `${key}.over20`, label: `${what}: tokens held > 20 ms`, unit: "tokens", better: "lower" },
+    { key: `${key}.gcCount`, label: `${what}: server GC pauses`, unit: "count", better: "lower" },
+    { key: `${key}.gcMax`, label: `${what}: server GC pause max`, unit: "ms", better: "lower", goal: atMost(20) },
+    { key: `${key}.lockWaits`, label: `${what}: lock waits seen in the schema (sampled every ≥ 5 ms)`, unit: "count", better: "none" },
+    { key: `${key}.lockMax`, label: `${what}: longest lock wait seen (its statement's time)`, unit: "ms", better: "lower", goal: atMost(20) },
+  ];
+}
+
 function concurrentRows(key: string, runs: number, tokens: number, intervalMs: number): MetricDef[] {
   const what = `${runs} concurrent runs (${tokens} tokens at ${intervalMs} ms)`;
   return [
@@ -29,6 +46,7 @@ function concurrentRows(key: string, runs: number, tokens: number, intervalMs: n
     { key: `${key}.within1s`, label: `${what}: RUN_STARTED within 1 s`, unit: "%", better: "higher", goal: all },
     { key: `${key}.startedMax`, label: `${what}: slowest RUN_STARTED`, unit: "ms", better: "lower" },
     { key: `${key}.tokensPerSec`, label: `${what}: tokens delivered per second`, unit: "tok/s", better: "higher" },
+    ...stallRows(key, what),
   ];
 }
 
@@ -61,6 +79,7 @@ export function metricRows(s: Sizes): MetricDef[] {
       better: "lower",
       goal: { text: "≤ 15 ms and ≤ 1.2x peer", met: (v, c) => v <= 15 && (c.peer === undefined || v <= 1.2 * c.peer) },
     },
+    ...stallRows("token", `one stream (${s.single.tokens} tokens at ${s.single.intervalMs} ms)`),
     ...concurrentRows("c200", s.c200.runs, s.c200.tokens, s.c200.intervalMs),
     {
       key: "c200.cpuPer1k",

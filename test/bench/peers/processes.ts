@@ -6,9 +6,9 @@
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ChildMessage, ParentMessage } from "./child.ts";
+import type { ChildMessage, GcFigures, ParentMessage } from "./child.ts";
 
-export interface Probe {
+export interface Probe extends GcFigures {
   cpuMs: number;
   rss: number;
   heapUsed: number;
@@ -18,9 +18,12 @@ export interface Child {
   name: string;
   port: number;
   info: string | undefined;
+  /** The Postgres schema the child writes to, when it said. */
+  schema: string | undefined;
   pid: number;
   probe(): Promise<Probe>;
   onMessage(listener: (msg: ChildMessage) => void): void;
+  send(msg: ParentMessage): void;
   stop(): Promise<void>;
 }
 
@@ -52,7 +55,7 @@ export async function startChild(name: string, file: string, args: string[] = []
   let probeId = 0;
   const probes = new Map<number, (p: Probe) => void>();
   const listeners: ((msg: ChildMessage) => void)[] = [];
-  const ready = new Promise<{ port: number; info?: string }>((resolve, reject) => {
+  const ready = new Promise<{ port: number; info?: string; schema?: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
     proc.once("exit", (code) => {
       clearTimeout(timer);
@@ -73,7 +76,7 @@ export async function startChild(name: string, file: string, args: string[] = []
       for (const l of listeners) l(msg);
     });
   });
-  let started: { port: number; info?: string };
+  let started: { port: number; info?: string; schema?: string };
   try {
     started = await ready;
   } catch (err) {
@@ -88,6 +91,7 @@ export async function startChild(name: string, file: string, args: string[] = []
     name,
     port: started.port,
     info: started.info,
+    schema: started.schema,
     pid: proc.pid ?? 0,
     probe() {
       const id = ++probeId;
@@ -106,6 +110,7 @@ export async function startChild(name: string, file: string, args: string[] = []
     onMessage(listener) {
       listeners.push(listener);
     },
+    send: post,
     async stop() {
       post({ type: "stop" });
       const timer = setTimeout(() => proc.kill("SIGKILL"), STOP_TIMEOUT_MS);

@@ -1,7 +1,7 @@
 /**
  * The load drivers' client: raw fetch and the tests' SSE reader, no SDK, so every system is
  * read by the same few lines. Records when the request went out, when RUN_STARTED arrived, and
- * for every token stamp in a TEXT_MESSAGE_CONTENT the upstream write → client receive latency.
+ * for every token stamp in a TEXT_MESSAGE_CONTENT (or _CHUNK) the upstream write → client receive latency.
  * Every stream has a deadline; nothing waits forever.
  */
 import { readSseFrames } from "../../support/sse-client.ts";
@@ -71,7 +71,9 @@ export async function readStream(url: string, opts: StreamOptions): Promise<Stre
       if (event.type === "RUN_STARTED" && result.runStartedAt === undefined) {
         result.runStartedAt = at;
         result.runStartedId = id;
-      } else if (event.type === "TEXT_MESSAGE_CONTENT" && typeof event.delta === "string") {
+      } else if ((event.type === "TEXT_MESSAGE_CONTENT" || event.type === "TEXT_MESSAGE_CHUNK") && typeof event.delta === "string") {
+        // CHUNK: the AG-UI event that a client expands into START/CONTENT/END itself (Mastra's
+        // bridge sends its text so); it carries the token in the same frame.
         for (const stamp of stampsIn(event.delta)) result.latencies.push(at - stamp);
       } else if (event.type === "RUN_FINISHED") {
         result.finished = true;

@@ -3,6 +3,7 @@
  * thread, how to cancel one. A system that has no such route leaves it out, and the metrics
  * that need it show "—" for that system.
  */
+import type { LockWatch } from "./lock-sampler.ts";
 import type { Child } from "./processes.ts";
 
 export type Role = "floor" | "peer" | "threadline";
@@ -24,6 +25,8 @@ export interface System {
   cancel?(threadId: string): Endpoint;
   /** The thread's messages and state as JSON (a page reload's first request). */
   thread?(threadId: string): Endpoint;
+  /** Lock waits in the system's database schema during a scenario (Threadline on Postgres). */
+  locks?: LockWatch;
 }
 
 /** A complete AG-UI RunAgentInput: every system parses the same body. */
@@ -61,6 +64,18 @@ export function copilotkitSystem(child: Child): System {
     // The runtime's connect takes a RunAgentInput and replays the thread's whole history; it has no cursor.
     connect: (threadId) => ({ url: `${base}/agent/default/connect`, body: runInput(threadId, `connect-${threadId}`, "") }),
     cancel: (threadId) => ({ url: `${base}/agent/default/stop/${encodeURIComponent(threadId)}` }),
+  };
+}
+
+/** Mastra has no connect, cancel or thread route (mastra.ts says why): runs only. */
+export function mastraSystem(child: Child): System {
+  const base = `http://127.0.0.1:${child.port}`;
+  return {
+    key: "mastra",
+    label: "Mastra (@ag-ui/mastra, no memory)",
+    role: "peer",
+    child,
+    run: (threadId, runId, prompt) => ({ url: `${base}/run`, body: runInput(threadId, runId, prompt) }),
   };
 }
 

@@ -8,6 +8,8 @@ import type { System } from "./systems.ts";
 
 export type Results = Map<string, Map<string, number>>;
 
+const COUNTS = new Set(["runs", "count", "tokens"]);
+
 function fmt(v: number | undefined, unit = ""): string {
   if (v === undefined || Number.isNaN(v)) return "—";
   if (unit === "%") return `${v.toFixed(v === 100 || v === 0 ? 0 : 1)} %`;
@@ -48,10 +50,11 @@ export function renderTable(rows: MetricDef[], systems: System[], results: Resul
     const floorValue = floor ? get(def.key, floor.key) : undefined;
     const peerValue = bestPeer(def, peers.map((p) => get(def.key, p.key)));
     const cells = [def.label, def.unit, ...systems.map((s) => fmt(get(def.key, s.key), def.unit))];
-    if (floor && peers.length > 0) cells.push(def.better !== "none" ? ratio(peerValue, floorValue) : "—");
+    // Counts (errors, stalled tokens, collections) get no ratio: 3 against 1 says little.
+    const relative = def.better !== "none" && !COUNTS.has(def.unit);
+    if (floor && peers.length > 0) cells.push(relative ? ratio(peerValue, floorValue) : "—");
     for (const t of threadlines) {
       const v = get(def.key, t.key);
-      const relative = def.better !== "none";
       cells.push(relative ? ratio(v, floorValue) : "—", relative ? ratio(v, peerValue) : "—");
     }
     const judgedValue = judged ? get(def.key, judged.key) : undefined;

@@ -15,6 +15,7 @@ import { serveChild } from "./child.ts";
 import { statementTimes } from "./statement-times.ts";
 import { createPgliteStore } from "../../../server/store/pglite.ts";
 import { createPostgresStore } from "../../../server/store/postgres.ts";
+import type { FlushInfo } from "../../../server/store/writer.ts";
 
 const upstream = process.env.BENCH_UPSTREAM;
 if (!upstream) throw new Error("BENCH_UPSTREAM (the fake upstream's /v1 URL) is not set; start this through npm run bench:peers.");
@@ -32,7 +33,18 @@ await serveChild(async () => {
     LOG_LEVEL: "silent",
   });
   const times = process.env.BENCH_STATEMENT_TIMES ? statementTimes() : undefined;
-  const store = times && (backend === "pglite" ? createPgliteStore({ dataDir, instrument: times.instrument }) : createPostgresStore({ connectionString: databaseUrl, schema, instrument: times.instrument }));
+  const flushes = process.env.BENCH_FLUSHES ? { n: 0, events: 0, appends: 0, ms: 0 } : undefined;
+  const writer = flushes && {
+    onFlush: (f: FlushInfo) => {
+      flushes.n++;
+      flushes.events += f.events;
+      flushes.appends += f.appends;
+      flushes.ms += f.ms;
+    },
+  };
+  const own = { ...(times && { instrument: times.instrument }), ...(writer && { writer }) };
+  const store =
+    (times || flushes) && (backend === "pglite" ? createPgliteStore({ dataDir, ...own }) : createPostgresStore({ connectionString: databaseUrl, schema, ...own }));
   const threadline = await createThreadline({ config, ...(store && { store }) });
   const port = await threadline.listen(0, "127.0.0.1");
   let info = `Threadline on ${threadline.store.kind}`;
@@ -46,10 +58,15 @@ await serveChild(async () => {
   return {
     port,
     info,
+    ...(backend === "postgres" && { schema }),
     async close() {
       await threadline.close();
       if (store) await store.close();
       if (times) process.stderr.write(`statement times (${backend}):\n${times.report()}\n`);
+      if (flushes) {
+        const { n, events, appends, ms } = flushes;
+        process.stderr.write(`flushes (${backend}): ${n}, ${(events / n).toFixed(1)} events and ${(appends / n).toFixed(1)} appends each, ${(ms / n).toFixed(2)} ms each (BEGIN to COMMIT)\n`);
+      }
       if (backend === "postgres") {
         const client = new pg.Client({ connectionString: databaseUrl });
         await client.connect();
