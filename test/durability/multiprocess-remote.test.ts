@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { framesAfter } from "../../protocol/project.ts";
 import { CLIENT_VERSIONS, runClient } from "../support/agui-clients.ts";
 import { DATABASE_URL, assertStrictlyIncreasing, getThread, isContent, isTerminal, noticeSkip, postRun, startCluster, within, type Cluster } from "../support/multiprocess-kit.ts";
+import { eventually } from "../support/frame-checks.ts";
 import { killAndRecover, printRecoveries } from "../support/recovery-checks.ts";
 import { startNodeRemote, type RemoteFixture } from "../support/remote-agui.ts";
 import type { ServerProcess } from "../support/server-process.ts";
@@ -57,7 +58,9 @@ describe.skipIf(!DATABASE_URL)("a remote agent's run across processes", () => {
     }
     // The remote got the run once, and saw its reader go away with the process.
     expect((await remote.received()).filter((r) => r.threadId === threadId)).toHaveLength(1);
-    expect(await remote.disconnects()).toContain("r1");
+    // The remote learns of a killed client when its socket closes, which can come after the
+    // survivor has already ended the run: awaited, bounded, not read once.
+    expect(await eventually(() => remote.disconnects(), (d) => d.includes("r1"), "the remote to see its reader go", 15_000)).toContain("r1");
 
     // Not stuck: the next message goes to the remote, from the survivor, with the conversation.
     const next = await postRun(survivor, "remote", { threadId, runId: "r2", text: "again" });

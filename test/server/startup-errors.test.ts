@@ -16,6 +16,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LEVEL, spawnMain, type LogLine, type MainExit, type MainProcess } from "../support/main-process.ts";
 import { pgbouncerMissing, startPgBouncer, type PgBouncer } from "../support/pgbouncer.ts";
+import { testSchema } from "../support/schemas.ts";
 
 const DATABASE_URL = process.env.DATABASE_URL;
 /** The bound the server keeps on every refusal: no retry of a refused connection, no hang. */
@@ -146,9 +147,11 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
     it("a DATABASE_DIRECT_URL at a closed port is refused by name, not waited on", async () => {
       // DATABASE_URL is declared a transaction pooler, so the start probes the direct URL for its
       // LISTEN session; before, that probe was retried for ever and the start never ended.
+      // The start migrates through DATABASE_URL before it opens that session, so the test gives
+      // it a schema of its own, dropped with the file's others (the default one was left behind).
       const port = await closedPort();
       await expectRefusal(
-        { DATABASE_URL, DATABASE_POOL_MODE: "transaction", DATABASE_DIRECT_URL: `postgres://postgres@127.0.0.1:${port}/test` },
+        { DATABASE_URL, DATABASE_SCHEMA: testSchema("refused"), DATABASE_POOL_MODE: "transaction", DATABASE_DIRECT_URL: `postgres://postgres@127.0.0.1:${port}/test` },
         {
           code: "DATABASE_REFUSED",
           setting: "DATABASE_DIRECT_URL",
