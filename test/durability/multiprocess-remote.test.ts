@@ -37,7 +37,7 @@ describe.skipIf(!DATABASE_URL)("a remote agent's run across processes", () => {
   it("SIGKILL of the instance reading the remote: REMOTE_RUN_LOST from the survivor, never re-sent", async () => {
     const threadId = `mp-remote-${Date.now()}`;
     const log = cluster.watch(threadId);
-    const stream = await postRun(a, "remote", { threadId, runId: "r1", text: "slow, then lost" });
+    const stream = await postRun(a, "remote", { threadId, runId: "r1", text: "hold until lost" });
     await within(10_000, stream.waitFor((f) => isContent(f) && stream.frames.filter(isContent).length >= 2), "two chunks on A's stream");
 
     const { fromA, rest, live, survivor } = await killAndRecover({
@@ -58,8 +58,8 @@ describe.skipIf(!DATABASE_URL)("a remote agent's run across processes", () => {
     }
     // The remote got the run once, and saw its reader go away with the process.
     expect((await remote.received()).filter((r) => r.threadId === threadId)).toHaveLength(1);
-    // The remote learns of a killed client when its socket closes, which can come after the
-    // survivor has already ended the run: awaited, bounded, not read once.
+    // The remote streams until its reader goes, so only the kill can end its response; it learns
+    // of it when the socket closes, which can come after the survivor has ended the run.
     expect(await eventually(() => remote.disconnects(), (d) => d.includes("r1"), "the remote to see its reader go", 15_000)).toContain("r1");
 
     // Not stuck: the next message goes to the remote, from the survivor, with the conversation.
@@ -67,6 +67,6 @@ describe.skipIf(!DATABASE_URL)("a remote agent's run across processes", () => {
     expect((await within(10_000, next.done, "the next run")).at(-1)?.event).toMatchObject({ type: "RUN_FINISHED", runId: "r2" });
     const sent = (await remote.received()).filter((r) => r.threadId === threadId);
     expect(sent.map((r) => r.runId)).toEqual(["r1", "r2"]);
-    expect(sent[1]!.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["slow, then lost", "again"]);
+    expect(sent[1]!.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["hold until lost", "again"]);
   }, 60_000);
 });

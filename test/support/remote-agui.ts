@@ -104,6 +104,17 @@ export async function startNodeRemote(): Promise<RemoteFixture> {
       send({ type: "VENDOR_THING", payload: { n: 1 } });
       send({ type: "CUSTOM", name: "too-big", value: "x".repeat(70 * 1024) });
     }
+    if (text.startsWith("hold")) {
+      // Streams until its reader goes, bounded at 60 s: a test that kills the reader must not
+      // race a reply short enough to be wholly sent (and the response finished) before the kill.
+      send({ type: "TEXT_MESSAGE_START", messageId: "msg-1", role: "assistant" });
+      for (let i = 0; i < 400 && !gone.signal.aborted; i++) {
+        send({ type: "TEXT_MESSAGE_CONTENT", messageId: "msg-1", delta: `word ${i} ` });
+        await sleep(150, gone.signal);
+      }
+      if (!gone.signal.aborted) res.end();
+      return;
+    }
     const turns = body.messages.filter((m) => m.role === "user").length;
     const reply = body.resume
       ? `You chose ${JSON.stringify(body.resume[0]?.payload)}.`
