@@ -11,11 +11,22 @@
  *   ask                  sh: a curl to the app, whose path and body the test sends
  *   copilotkit-app       ts: run before install-copilotkit (it must say what to install) and after
  *                        (its runtime must answer); type-checked
+ *   run-remote           ts: the remoteAgent recipe, run with tsx against the remote-python block
+ *                        (on a free port, through RESEARCH_URL) and asked the ask-remote block's
+ *                        question; type-checked. docs/remote-agents.md prints the same text
+ *   ask-remote           sh: a curl to the remote recipe, whose path and body the test sends
+ *   remote-python        python (docs/remote-agents.md): the FastAPI remote, run as printed
+ *                        (AGENT_PORT: a free port)
+ *   run-runner           ts: the own-runtime recipe, run with tsx after install-copilotkit, its
+ *                        OpenAI upstream aimock (OPENAI_BASE_URL), driven by CopilotKit's client;
+ *                        type-checked. docs/remote-agents.md prints the same text
  *   typecheck            ts: type-checked as a file of its own in that project
  *   typecheck with <p…>  ts: the same, after installing the packages named
  *   skip: <reason>       not checked, for the reason given
  *
  * Every ts/js block must carry one (test/package/readme-blocks.test.ts); package.test.ts runs them.
+ * The parser reads any Markdown: docs/remote-agents.md marks its copies of the recipes and the
+ * Python remote they run against the same way.
  */
 
 export interface ReadmeBlock {
@@ -27,18 +38,31 @@ export interface ReadmeBlock {
 }
 
 export type Check =
-  | { kind: "install" | "install-typescript" | "install-copilotkit" | "app" | "ask" | "copilotkit-app" }
+  | { kind: SimpleKind }
   | { kind: "typecheck"; with: string[] }
   | { kind: "skip"; reason: string };
 
 export const CODE_LANGS = new Set(["ts", "typescript", "js", "javascript", "mjs", "cjs", "tsx", "jsx"]);
 
-const SIMPLE = new Set(["install", "install-typescript", "install-copilotkit", "app", "ask", "copilotkit-app"]);
+const SIMPLE_KINDS = [
+  "install",
+  "install-typescript",
+  "install-copilotkit",
+  "app",
+  "ask",
+  "copilotkit-app",
+  "run-remote",
+  "ask-remote",
+  "remote-python",
+  "run-runner",
+] as const;
+type SimpleKind = (typeof SIMPLE_KINDS)[number];
+const SIMPLE = new Set<string>(SIMPLE_KINDS);
 
 /** A marker's text as a Check, or an Error saying why it is not one. */
 export function parseCheck(text: string): Check | Error {
   const how = text.trim();
-  if (SIMPLE.has(how)) return { kind: how as "install" };
+  if (SIMPLE.has(how)) return { kind: how as SimpleKind };
   if (how === "typecheck") return { kind: "typecheck", with: [] };
   const withPkgs = /^typecheck with (.+)$/.exec(how);
   if (withPkgs) return { kind: "typecheck", with: withPkgs[1]!.trim().split(/\s+/) };
@@ -92,9 +116,9 @@ export function readmeBlocks(readme: string): ParsedReadme {
 }
 
 /** The one block with this check; throws when there is none or more than one. */
-export function theBlock(blocks: ReadmeBlock[], kind: Check["kind"]): ReadmeBlock {
+export function theBlock(blocks: ReadmeBlock[], kind: Check["kind"], file = "README.md"): ReadmeBlock {
   const found = blocks.filter((b) => b.check?.kind === kind);
-  if (found.length !== 1) throw new Error(`README.md has ${found.length} blocks marked <!-- check: ${kind} -->; expected one`);
+  if (found.length !== 1) throw new Error(`${file} has ${found.length} blocks marked <!-- check: ${kind} -->; expected one`);
   return found[0]!;
 }
 
@@ -107,11 +131,11 @@ export function shellCommands(code: string): string[] {
     .filter((l) => l !== "" && !l.startsWith("#"));
 }
 
-/** The path and JSON body of the `ask` block's `curl … http://localhost:3000<path> … -d '<json>'`. */
+/** The path and JSON body of an ask block's `curl … http://localhost:3000<path> … -d '<json>'`. */
 export function curlRequest(code: string): { path: string; body: unknown } {
   const command = shellCommands(code).join(" ");
   const url = /https?:\/\/localhost:\d+(\/\S*)/.exec(command)?.[1];
   const data = /-d\s+'([^']*)'/.exec(command)?.[1];
-  if (!url || data === undefined) throw new Error(`the ask block is not a curl with a localhost URL and -d '<json>': ${command}`);
+  if (!url || data === undefined) throw new Error(`the block is not a curl with a localhost URL and -d '<json>': ${command}`);
   return { path: url, body: JSON.parse(data) as unknown };
 }

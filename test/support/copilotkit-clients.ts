@@ -209,10 +209,19 @@ async function quiet(fn: () => Promise<unknown>): Promise<void> {
 }
 
 /** One conversation of CopilotKit core `version` through `door`, on `agentId`'s thread `threadId`. */
-export function ckSession(version: CoreVersion, door: Door, agentId: string, threadId: string, opts: { tools?: FrontendTool[] } = {}): CkSession {
+export function ckSession(
+  version: CoreVersion,
+  door: Door,
+  agentId: string,
+  threadId: string,
+  opts: { tools?: FrontendTool[]; headers?: Record<string, string> } = {},
+): CkSession {
   const lib = CORES[version];
-  const core = new lib.CopilotKitCore({ runtimeUrl: door.runtimeUrl, tools: (opts.tools ?? []) as never }) as unknown as CkCore;
-  const agent = new lib.ProxiedCopilotRuntimeAgent({ runtimeUrl: door.runtimeUrl, agentId, transport: door.transport }) as unknown as CkAgent;
+  // `headers` as an app gives <CopilotKit headers>: the core's, which it sets on the agents it
+  // builds from /info (built here, so given to it as well).
+  const headers = opts.headers ?? {};
+  const core = new lib.CopilotKitCore({ runtimeUrl: door.runtimeUrl, headers, tools: (opts.tools ?? []) as never }) as unknown as CkCore;
+  const agent = new lib.ProxiedCopilotRuntimeAgent({ runtimeUrl: door.runtimeUrl, agentId, transport: door.transport, headers }) as unknown as CkAgent;
   agent.threadId = threadId;
   const events: CkEvent[] = [];
   const finishes: CkFinish[] = [];
