@@ -9,6 +9,10 @@
  *   model answers through the app's own get_weather, and is read by both AG-UI clients;
  * - the CopilotKit block must fail at start with the command to run, then, after the
  *   install-copilotkit block, serve CopilotKit's runtime;
+ * - the remoteAgent recipe is run with tsx in front of docs/remote-agents.md's Python example as
+ *   printed, and asked its curl block's question;
+ * - after the install-copilotkit block, the own-runtime recipe is run with tsx, its OpenAI upstream
+ *   aimock (through OPENAI_BASE_URL alone), and driven by CopilotKit's headless client;
  * - after the install-typescript block, every ts block is type-checked with the project's own
  *   TypeScript.
  * Nothing in the scratch project can see this repository's sources or node_modules (tsx, the
@@ -25,10 +29,15 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertAcceptedByBoth, CLIENT_VERSIONS, runBothClients } from "../support/agui-clients.ts";
+import { ckSession, type Door } from "../support/copilotkit-clients.ts";
+import { terminals, textOf } from "../support/frame-checks.ts";
+import { pythonWithFastApi } from "../support/python.ts";
+import { pythonUnavailable } from "../support/remote-agui.ts";
 import { testSchema } from "../support/schemas.ts";
-import { postSse } from "../support/sse-client.ts";
+import { isType, postSse } from "../support/sse-client.ts";
 import { curlRequest, type ReadmeBlock, readmeBlocks, shellCommands, theBlock } from "./readme-blocks.ts";
 
 const run = promisify(execFile);
@@ -59,6 +68,8 @@ const INSTALL_MAX_PACKAGES = 127;
 
 const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
 const { blocks } = readmeBlocks(README);
+const REMOTE_DOC = "docs/remote-agents.md";
+const remoteDocBlocks = readmeBlocks(readFileSync(path.join(ROOT, REMOTE_DOC), "utf8")).blocks;
 const repoPackage = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { name: string; version: string };
 
 /** Environment variables of this process that would change what the README's app does. */
@@ -168,6 +179,38 @@ async function startApp(command: string[], cwd: string, env: Record<string, stri
   };
 }
 
+/**
+ * docs/remote-agents.md's Python example as printed, saved as app.py in a directory of its own and
+ * run on a free port (its AGENT_PORT); resolves once uvicorn prints that it serves there.
+ */
+async function startPythonExample(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const { python, missing } = pythonWithFastApi();
+  if (!python) throw new Error(missing);
+  writeFileSync(path.join(dir, "app.py"), theBlock(remoteDocBlocks, "remote-python", REMOTE_DOC).code);
+  const port = await freePort();
+  const child = spawn(python, ["app.py"], { cwd: dir, env: { ...process.env, AGENT_PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    const onData = (c: Buffer) => {
+      output += c.toString();
+      if (output.includes(`Uvicorn running on http://127.0.0.1:${port}`)) resolve();
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    void exited.then((code) => reject(new Error(`python3 app.py exited with ${code} before serving:\n${output}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/agent`,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await exited;
+      }
+    },
+  };
+}
+
 /** Runs an app that must not start; resolves with its exit code and output. */
 async function failingApp(command: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, command, { cwd, env: appEnv({ ...env, PORT: String(await freePort()) }), stdio: ["ignore", "pipe", "pipe"] });
@@ -209,6 +252,9 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     writeFileSync(path.join(scratch, "app.ts"), theBlock(blocks, "app").code);
     writeFileSync(path.join(scratch, "app.mjs"), theBlock(blocks, "app").code);
     writeFileSync(path.join(scratch, "copilotkit-app.ts"), theBlock(blocks, "copilotkit-app").code);
+    // The names the README tells a reader to save them under.
+    writeFileSync(path.join(scratch, "remote.ts"), theBlock(blocks, "run-remote").code);
+    writeFileSync(path.join(scratch, "runtime.ts"), theBlock(blocks, "run-runner").code);
   }, 2 * INSTALL_TIMEOUT_MS);
 
   // Removing the scratch project (half a gigabyte of small files once CopilotKit's runtime and
@@ -366,6 +412,57 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     });
   });
 
+  const noPython = pythonUnavailable();
+  describe.skipIf(noPython !== undefined)(`the README's remoteAgent recipe as remote.ts, run with tsx in front of ${REMOTE_DOC}'s Python example${noPython ? ` (skipped: ${noPython})` : ""}`, () => {
+    let remote: Awaited<ReturnType<typeof startPythonExample>>;
+    let app: App;
+
+    beforeAll(async () => {
+      const pythonDir = path.join(work, "python-remote");
+      mkdirSync(pythonDir);
+      remote = await startPythonExample(pythonDir);
+      // Its URL is the one setting moved off the printed default: 8000 may be taken on this machine.
+      app = await startApp([TSX, "remote.ts"], scratch, { ...database(), RESEARCH_URL: remote.url });
+    }, APP_START_TIMEOUT_MS);
+
+    afterAll(async () => {
+      await app?.stop();
+      await remote?.stop();
+    });
+
+    it("answers the README's question with the remote's answer, streamed through Threadline to RUN_FINISHED; a reload reads it from the log", async () => {
+      const { path: route, body } = curlRequest(theBlock(blocks, "ask-remote").code);
+      const { threadId, messages } = body as { threadId: string; messages: { content: string }[] };
+      const question = messages[0]!.content;
+      const answer = `You said: ${question}. This is turn 1.`; // what the Python example answers
+      const stream = await postSse(`${app.url}${route}`, body);
+      const frames = await stream.done;
+      expect(stream.status, app.output()).toBe(200);
+      expect(textOf(frames)).toBe(answer);
+      expect(frames.findLast(isType("STATE_SNAPSHOT"))?.event.snapshot).toEqual({ turns: 1 }); // the remote's, after Threadline's first
+      expect(terminals(frames).map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
+      expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
+      // A reload, as the README's prose prints it, and a connect without a cursor: from the log.
+      const thread = await fetch(`${app.url}/api/threads/${threadId}`);
+      expect(thread.status).toBe(200);
+      expect(await thread.json()).toMatchObject({
+        agentId: "research",
+        status: "WAITING",
+        messages: [
+          { role: "user", content: question },
+          { role: "assistant", content: answer },
+        ],
+        state: { turns: 1 },
+      });
+      const connect = await (await postSse(`${app.url}/api/agents/research/connect`, { threadId })).done;
+      expect(connect.find(isType("MESSAGES_SNAPSHOT"))?.event.messages).toMatchObject([
+        { role: "user", content: question },
+        { role: "assistant", content: answer },
+      ]);
+      expect(terminals(connect).map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
+    });
+  });
+
   it("without the openai SDK (an optional peer), the app configured for OpenAI stops at start with the command to run", async () => {
     const { code, output } = await failingApp(["app.mjs"], scratch, { ...database(), MODEL: "openai:gpt-4o-mini", OPENAI_API_KEY: "sk-test" });
     expect(code).not.toBe(0);
@@ -404,13 +501,83 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
         await app.stop();
       }
     }, INSTALL_TIMEOUT_MS + APP_START_TIMEOUT_MS);
+
+    it("runs the README's own-runtime recipe as runtime.ts: BuiltInAgent's answer streams through Threadline's runner into the log, per tenant", async () => {
+      const ANSWER = "Each word of this answer was written to the thread's log as it streamed.";
+      // BuiltInAgent's "openai/…" is @ai-sdk/openai's default model, on OpenAI's Responses API:
+      // aimock serves it (POST /v1/responses) from the same fixtures as chat completions.
+      const upstream = new LLMock({ port: 0, host: "127.0.0.1", chunkSize: 6, logLevel: "silent" });
+      upstream.addFixtures([
+        { match: { userMessage: "durable" }, response: { content: ANSWER } },
+        // Paced (400 chunks, 50 ms apart: at least 20 s), so it is still streaming when the stops
+        // below are sent; the stop that works ends it.
+        { match: { userMessage: "at length" }, response: { content: "word ".repeat(400) }, chunkSize: 5, latency: 50 },
+      ]);
+      const upstreamUrl = await upstream.start();
+      // The block as printed; the environment alone aims it at aimock.
+      const app = await startApp([TSX, "runtime.ts"], scratch, {
+        ...database(),
+        OPENAI_API_KEY: "sk-aimock",
+        OPENAI_BASE_URL: `${upstreamUrl.replace(/\/$/, "")}/v1`,
+        COPILOTKIT_TELEMETRY_DISABLED: "true",
+      });
+      try {
+        const door: Door = { label: "the README's runtime.ts", runtimeUrl: `${app.url}/api/copilotkit`, transport: "rest" };
+        // The README's keys.
+        const acme = { authorization: "Bearer key-of-acme" };
+        const globex = { authorization: "Bearer key-of-globex" };
+        expect((await fetch(`${door.runtimeUrl}/info`)).status).toBe(401);
+        expect((await fetch(`${door.runtimeUrl}/info`, { headers: { authorization: "Bearer key-of-nobody" } })).status).toBe(401);
+        expect((await fetch(`${door.runtimeUrl}/info`, { headers: acme })).status).toBe(200);
+
+        // A chat as CopilotKit's client has it: core 1.75, its key in <CopilotKit headers>.
+        const threadId = `pkg-runner-${randomUUID()}`;
+        const chat = ckSession("1.75", door, "assistant", threadId, { headers: acme });
+        await chat.say("Is this durable?");
+        expect(chat.runErrors, app.output()).toEqual([]);
+        expect(chat.runFailures).toEqual([]);
+        expect(chat.reply()).toBe(ANSWER);
+        expect(chat.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").length).toBeGreaterThan(1);
+        expect(chat.finishes.map((f) => f.outcome)).toEqual(["success"]);
+
+        // In Threadline's log: a page load with the same key reads the chat back from it.
+        const reload = ckSession("1.75", door, "assistant", threadId, { headers: acme });
+        await reload.connect();
+        expect(reload.coreErrors).toEqual([]);
+        expect(reload.reply()).toBe(ANSWER);
+        expect(reload.agent.messages.map((m) => m.id)).toEqual(chat.agent.messages.map((m) => m.id));
+        // Another tenant's key does not see it.
+        const theirs = await (await postSse(`${door.runtimeUrl}/agent/assistant/connect`, { threadId, runId: "c1", messages: [], state: {}, tools: [], context: [], forwardedProps: {} }, globex)).done;
+        expect(theirs).toEqual([]);
+
+        // Nor stop it: only the owner's stop reaches the run.
+        const longThread = `pkg-runner-stop-${randomUUID()}`;
+        const live = await postSse(
+          `${door.runtimeUrl}/agent/assistant/run`,
+          { threadId: longThread, runId: "r1", messages: [{ id: "u1", role: "user", content: "Say it at length." }], state: {}, tools: [], context: [], forwardedProps: {} },
+          acme,
+        );
+        await live.waitFor(isType("TEXT_MESSAGE_CONTENT"));
+        const stopAs = async (headers: Record<string, string>) => {
+          const res = await fetch(`${door.runtimeUrl}/agent/assistant/stop/${longThread}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "{}" });
+          expect(res.status).toBe(200);
+          return (await res.json()) as { stopped: boolean };
+        };
+        expect(await stopAs(globex)).toMatchObject({ stopped: false });
+        expect(await stopAs(acme)).toMatchObject({ stopped: true });
+        expect(terminals(await live.done).map((f) => f.event.code)).toEqual(["CANCELLED"]);
+      } finally {
+        await app.stop();
+        await upstream.stop();
+      }
+    }, 2 * APP_START_TIMEOUT_MS);
   });
 
   it("type-checks every TypeScript block with the project's own TypeScript", async () => {
     await runShellBlock(theBlock(blocks, "install-typescript"), scratch);
     const extra = [...new Set(blocks.flatMap((b) => (b.check?.kind === "typecheck" ? b.check.with : [])))];
     if (extra.length > 0) await run(NPM, ["install", ...extra], { cwd: scratch, timeout: INSTALL_TIMEOUT_MS, maxBuffer: 64 << 20 });
-    const files = ["app.ts", "copilotkit-app.ts"];
+    const files = ["app.ts", "copilotkit-app.ts", "remote.ts", "runtime.ts"];
     for (const b of blocks.filter((b) => b.check?.kind === "typecheck")) {
       files.push(`block-line-${b.line}.ts`);
       writeFileSync(path.join(scratch, `block-line-${b.line}.ts`), b.code);

@@ -9,6 +9,8 @@ import { CODE_LANGS, curlRequest, readmeBlocks, shellCommands, theBlock } from "
 
 const README = readFileSync(path.resolve(import.meta.dirname, "../../README.md"), "utf8");
 const { blocks, problems } = readmeBlocks(README);
+const REMOTE_DOC = "docs/remote-agents.md";
+const remoteDoc = readmeBlocks(readFileSync(path.resolve(import.meta.dirname, "../..", REMOTE_DOC), "utf8"));
 
 describe("README code blocks", () => {
   it("has no malformed, unknown or dangling check marker", () => {
@@ -36,6 +38,34 @@ describe("README code blocks", () => {
     expect(body).toMatchObject({ messages: [{ role: "user", content: expect.any(String) }] });
   });
 
+  it("has both durable-agent recipes to run, after the CopilotKit install they need, with the remote's question after its recipe", () => {
+    const lines = (["install-copilotkit", "run-remote", "ask-remote", "run-runner"] as const).map((k) => theBlock(blocks, k).line);
+    expect(lines).toEqual([...lines].sort((a, b) => a - b));
+    expect(theBlock(blocks, "run-remote").lang).toBe("ts");
+    expect(theBlock(blocks, "run-runner").lang).toBe("ts");
+    const { path: route, body } = curlRequest(theBlock(blocks, "ask-remote").code);
+    expect(route).toBe("/api/agents/research/run");
+    expect(body).toMatchObject({ threadId: expect.any(String), messages: [{ role: "user", content: expect.any(String) }] });
+  });
+
+  it(`prints in ${REMOTE_DOC} the same recipes the README runs, and marks the Python remote they run against`, () => {
+    expect(remoteDoc.problems).toEqual([]);
+    expect(theBlock(remoteDoc.blocks, "run-remote", REMOTE_DOC).code).toBe(theBlock(blocks, "run-remote").code);
+    expect(theBlock(remoteDoc.blocks, "run-runner", REMOTE_DOC).code).toBe(theBlock(blocks, "run-runner").code);
+    expect(theBlock(remoteDoc.blocks, "remote-python", REMOTE_DOC).lang).toBe("python");
+    const unmarked = remoteDoc.blocks.filter((b) => CODE_LANGS.has(b.lang) && b.check === undefined).map((b) => `line ${b.line} (${b.lang})`);
+    expect(unmarked).toEqual([]);
+  });
+
+  it("aims the remote recipe, by default, where the Python example serves by default", () => {
+    const url = /process\.env\.RESEARCH_URL \?\? "([^"]+)"/.exec(theBlock(blocks, "run-remote").code)?.[1];
+    const python = theBlock(remoteDoc.blocks, "remote-python", REMOTE_DOC).code;
+    const port = /os\.environ\.get\("AGENT_PORT", "(\d+)"\)/.exec(python)?.[1];
+    const route = /@app\.post\("([^"]+)"\)/.exec(python)?.[1];
+    expect(url).toBeDefined();
+    expect(url).toBe(`http://127.0.0.1:${port}${route}`);
+  });
+
   it("installs from the tarball npm pack writes", () => {
     const [install] = shellCommands(theBlock(blocks, "install").code);
     expect(install).toMatch(/^npm install \.\/threadline-\d+\.\d+\.\d+\.tgz /);
@@ -43,13 +73,34 @@ describe("README code blocks", () => {
 
   it("parses markers, indented fences and continued shell lines", () => {
     const parsed = readmeBlocks(
-      ["<!-- check: typecheck with a@1 b -->", "", "   ```ts", "   const x = 1;", "   ```", "<!-- check: bogus -->", "```sh", "a \\", "  b # c", "```"].join("\n"),
+      [
+        "<!-- check: typecheck with a@1 b -->",
+        "",
+        "   ```ts",
+        "   const x = 1;",
+        "   ```",
+        "<!-- check: bogus -->",
+        "```sh",
+        "a \\",
+        "  b # c",
+        "```",
+        "<!-- check: remote-python -->",
+        "```python",
+        "x = 1",
+        "```",
+        "<!-- check: run-remote -->",
+        "<!-- check: run-runner -->",
+        "```ts",
+        "```",
+      ].join("\n"),
     );
     expect(parsed.blocks.map((b) => [b.lang, b.code, b.check])).toEqual([
       ["ts", "const x = 1;\n", { kind: "typecheck", with: ["a@1", "b"] }],
       ["sh", "a \\\n  b # c\n", undefined],
+      ["python", "x = 1\n", { kind: "remote-python" }],
+      ["ts", "\n", { kind: "run-runner" }],
     ]);
-    expect(parsed.problems).toEqual(['line 6: unknown check "bogus"']);
+    expect(parsed.problems).toEqual(['line 6: unknown check "bogus"', "line 15: a check marker not followed by a code block"]);
     expect(shellCommands("a \\\n  b # c\n")).toEqual(["a b"]);
   });
 });
