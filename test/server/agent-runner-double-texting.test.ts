@@ -11,7 +11,8 @@ import type { ThreadlineAppRunner } from "../../server/copilotkit/app-runner.ts"
 import type { EventStore } from "../../server/store/types.ts";
 import { type RemoteFixture, startNodeRemote } from "../support/remote-agui.ts";
 import { type RunnerRuntime, startRunnerRuntime } from "../support/runner-runtime.ts";
-import { backends, openStore, startTestServer, testSchema, type TestServer } from "../support/server.ts";
+import { backends, type TestServer } from "../support/server.ts";
+import { startTwoInstances, type TwoInstances } from "../support/two-instances.ts";
 import { postSse } from "../support/sse-client.ts";
 import { eventually, terminals, textOf } from "../support/frame-checks.ts";
 
@@ -29,29 +30,23 @@ const runBody = (threadId: string, runId: string, text: string, doubleTexting?: 
 
 describe.each(backends())("agentRunner() double texting on %s", (backend) => {
   let remote: RemoteFixture;
+  let instances: TwoInstances;
   let store: EventStore;
-  let storeB: EventStore | undefined;
   let a: TestServer;
   let b: TestServer;
   let appA: RunnerRuntime;
   let appB: RunnerRuntime;
   beforeAll(async () => {
     remote = await startNodeRemote();
-    const schema = testSchema();
-    store = openStore(backend, schema);
-    storeB = backend === "postgres" ? openStore(backend, schema) : undefined;
-    a = await startTestServer({ backend, store, leaseOwner: "instance-a" });
-    b = await startTestServer({ backend, store: storeB ?? store, leaseOwner: "instance-b" });
+    instances = await startTwoInstances(backend);
+    ({ a, b, store } = instances);
     appA = await startRunnerRuntime(a.threadline.agentRunner(), remote.url);
     appB = await startRunnerRuntime(b.threadline.agentRunner(), remote.url, "0.0.59");
   }, 60_000);
   afterAll(async () => {
     await appA?.close();
     await appB?.close();
-    await a?.close();
-    await b?.close();
-    await store?.close();
-    await storeB?.close();
+    await instances?.close();
     await remote?.close();
   });
 

@@ -18,6 +18,7 @@ import { type RemoteFixture, startNodeRemote } from "../support/remote-agui.ts";
 import { RUNNER_BASE, type RunnerRuntime, startRunnerRuntime } from "../support/runner-runtime.ts";
 import { spawnServer } from "../support/server-process.ts";
 import { backends, openStore, startTestServer, testSchema, type TestServer } from "../support/server.ts";
+import { startTwoInstances, type TwoInstances } from "../support/two-instances.ts";
 import { postSse } from "../support/sse-client.ts";
 import { eventually, terminals, textOf } from "../support/frame-checks.ts";
 
@@ -37,8 +38,8 @@ const SLOW_REPLY = (said: string, turn = 1) => `You said: ${said}. This is turn 
 
 describe.each(backends())("agentRunner() on %s", (backend) => {
   let remote: RemoteFixture;
+  let instances: TwoInstances;
   let store: EventStore;
-  let storeB: EventStore | undefined;
   let a: TestServer;
   let b: TestServer;
   let runnerB: ThreadlineRunner;
@@ -47,11 +48,8 @@ describe.each(backends())("agentRunner() on %s", (backend) => {
   let appB: RunnerRuntime;
   beforeAll(async () => {
     remote = await startNodeRemote();
-    const schema = testSchema();
-    store = openStore(backend, schema);
-    storeB = backend === "postgres" ? openStore(backend, schema) : undefined;
-    a = await startTestServer({ backend, store, leaseOwner: "instance-a" });
-    b = await startTestServer({ backend, store: storeB ?? store, leaseOwner: "instance-b" });
+    instances = await startTwoInstances(backend);
+    ({ a, b, store } = instances);
     runnerB = b.threadline.agentRunner();
     appA = await startRunnerRuntime(a.threadline.agentRunner(), remote.url, "1.0.0");
     appB = await startRunnerRuntime(runnerB, remote.url, "0.0.59");
@@ -59,10 +57,7 @@ describe.each(backends())("agentRunner() on %s", (backend) => {
   afterAll(async () => {
     await appA?.close();
     await appB?.close();
-    await a?.close();
-    await b?.close();
-    await store?.close();
-    await storeB?.close();
+    await instances?.close();
     await remote?.close();
   });
 

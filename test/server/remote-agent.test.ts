@@ -13,6 +13,7 @@ import type { EventStore } from "../../server/store/types.ts";
 import { CLIENT_VERSIONS, cancelledEnd, runClient } from "../support/agui-clients.ts";
 import { pythonUnavailable, type RemoteFixture, type RemoteKind, startRemote } from "../support/remote-agui.ts";
 import { backends, openStore, startTestServer, testSchema, type TestServer } from "../support/server.ts";
+import { startTwoInstances, type TwoInstances } from "../support/two-instances.ts";
 import { postSse } from "../support/sse-client.ts";
 import { eventually, terminals, textOf } from "../support/frame-checks.ts";
 
@@ -33,8 +34,8 @@ async function thread(server: TestServer, threadId: string) {
 describe.each(backends())("remoteAgent on %s", (backend) => {
   describe.each(kinds)("with the %s remote", (kind) => {
     let remote: RemoteFixture;
+    let instances: TwoInstances;
     let store: EventStore;
-    let storeB: EventStore | undefined;
     let a: TestServer;
     let b: TestServer;
     const agents = () => [
@@ -43,19 +44,11 @@ describe.each(backends())("remoteAgent on %s", (backend) => {
     ];
     beforeAll(async () => {
       remote = await startRemote(kind);
-      // Postgres: two stores on one schema, as two processes have (each hears the other's appends
-      // through the database's doorbell only). PGlite is one database in this process: shared.
-      const schema = testSchema();
-      store = openStore(backend, schema);
-      storeB = backend === "postgres" ? openStore(backend, schema) : undefined;
-      a = await startTestServer({ backend, store, agents, leaseOwner: "instance-a" });
-      b = await startTestServer({ backend, store: storeB ?? store, agents, leaseOwner: "instance-b" });
+      instances = await startTwoInstances(backend, { agents });
+      ({ a, b, store } = instances);
     }, 60_000);
     afterAll(async () => {
-      await a?.close();
-      await b?.close();
-      await store?.close();
-      await storeB?.close();
+      await instances?.close();
       await remote?.close();
     });
 

@@ -11,7 +11,8 @@ import { remoteAgent } from "../../server/agents/remote-agent.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { type RemoteFixture, startNodeRemote } from "../support/remote-agui.ts";
 import { type RunnerRuntime, startRunnerRuntime } from "../support/runner-runtime.ts";
-import { backends, openStore, startTestServer, testSchema, type TestServer } from "../support/server.ts";
+import { backends, type TestServer } from "../support/server.ts";
+import { startTwoInstances, type TwoInstances } from "../support/two-instances.ts";
 import { getSse, postSse, type SseFrame } from "../support/sse-client.ts";
 
 const user = (id: string, content: string): Message => ({ id, role: "user", content });
@@ -21,27 +22,20 @@ const ended = (runId: string) => (f: SseFrame) => f.event.type === "workflow.sus
 
 describe.each(backends())("the thread feed of a foreign agent's runs on %s", (backend) => {
   let remote: RemoteFixture;
+  let instances: TwoInstances;
   let store: EventStore;
-  let storeB: EventStore | undefined;
   let a: TestServer;
   let b: TestServer;
   let app: RunnerRuntime;
   beforeAll(async () => {
     remote = await startNodeRemote();
-    const schema = testSchema();
-    store = openStore(backend, schema);
-    storeB = backend === "postgres" ? openStore(backend, schema) : undefined;
-    const agents = () => [remoteAgent({ id: "remote", url: remote.url })];
-    a = await startTestServer({ backend, store, agents, leaseOwner: "instance-a" });
-    b = await startTestServer({ backend, store: storeB ?? store, agents, leaseOwner: "instance-b" });
+    instances = await startTwoInstances(backend, { agents: () => [remoteAgent({ id: "remote", url: remote.url })] });
+    ({ a, b, store } = instances);
     app = await startRunnerRuntime(a.threadline.agentRunner(), remote.url);
   }, 60_000);
   afterAll(async () => {
     await app?.close();
-    await a?.close();
-    await b?.close();
-    await store?.close();
-    await storeB?.close();
+    await instances?.close();
     await remote?.close();
   });
 
