@@ -27,16 +27,7 @@ export async function* backlogPages(
   signal: AbortSignal,
   metrics?: PageCounter,
 ): AsyncGenerator<StoredEvent[], void, undefined> {
-  let cursor = after;
-  while (!signal.aborted) {
-    const page = await store.read(threadId, { after: cursor, limit: store.logPageSize });
-    metrics?.logPagesRead.inc();
-    if (signal.aborted || page.length === 0) return;
-    cursor = page[page.length - 1]!.seq;
-    yield page;
-    if (page.length < store.logPageSize) return;
-    await yieldToLoop();
-  }
+  yield* backlogBetween(store, threadId, after, Number.MAX_SAFE_INTEGER, signal, metrics);
 }
 
 
@@ -101,7 +92,7 @@ export async function* catchUpPages(
   }
 }
 
-/** The log's events with after < seq < before, in pages. */
+/** The log's events with after < seq < before, in pages (the one loop both readers of the backlog use). */
 async function* backlogBetween(store: EventStore, threadId: string, after: number, before: number, signal: AbortSignal, metrics?: PageCounter): AsyncGenerator<StoredEvent[], void, undefined> {
   let cursor = after;
   while (!signal.aborted) {
