@@ -64,6 +64,16 @@ describe("defineTool", () => {
     expect(toolJsonSchema(zodWeather)).toMatchObject({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
   });
 
+  it("hands every request a schema of its own, so an adapter that changes one changes no other", () => {
+    const first = toolJsonSchema(zodWeather);
+    first["x-changed-by-an-adapter"] = true;
+    (first.properties as Record<string, unknown>).city = "changed";
+    const second = toolJsonSchema(zodWeather);
+    expect(second).not.toBe(first);
+    expect(second).not.toHaveProperty("x-changed-by-an-adapter");
+    expect(second).toMatchObject({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
+  });
+
   it("sends a JSON Schema inputSchema to the model as given", () => {
     expect(toolJsonSchema(jsonWeather)).toEqual(CITY_SCHEMA);
   });

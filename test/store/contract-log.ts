@@ -43,6 +43,25 @@ export function logContract(ctx: ContractContext): void {
       expect([a, b, c].map((events) => events.map((e) => e.seq))).toEqual([[1, 2], [3], [4, 5]]);
     });
 
+    it("stores each event's data as sent, in order, when one flush carries the events of several threads", async () => {
+      const store = ctx.store();
+      const [one, two] = [await newThread(), await newThread()];
+      // What the batch's data column must carry through its encoding untouched: quotes,
+      // backslashes, newlines, non-ASCII, JSON inside a string, nesting.
+      const texts = ['say "hi"', "back\\slash \\\"", "line\nbreak\ttab", "é 中文 🎉", '{"not":"parsed"}', "[1,2]", ""];
+      const [a, b] = await Promise.all([
+        store.append(one, texts.map((t) => ev.delta("r", t))),
+        store.append(two, [...texts].reverse().map((t) => ev.delta("r", t))),
+      ]);
+      expect(a!.map(deltaOf)).toEqual(texts);
+      expect(b!.map(deltaOf)).toEqual([...texts].reverse());
+      expect((await store.read(one)).map(deltaOf)).toEqual(texts);
+      expect((await store.read(two)).map(deltaOf)).toEqual([...texts].reverse());
+      const nested = { runId: "r", messageId: "m", delta: "x", extra: { list: [1, "two", { three: null }], flag: true } };
+      await store.append(one, [{ type: "text.delta", data: nested } as never]);
+      expect((await store.read(one, { after: texts.length }))[0]!.data).toEqual(nested);
+    });
+
     it("ensureThread creates once", async () => {
       const threadId = randomId("t");
       const first = await ctx.store().ensureThread(threadId, "agent-a");
