@@ -13,8 +13,8 @@ import { LlmAnswer } from "./llm-answer.ts";
 import { toModelMessages } from "../models/from-agui.ts";
 import type { ModelPart, ModelTool } from "../models/model.ts";
 import { addTokens } from "./run-end.ts";
-import { storableParts } from "../models/storable-parts.ts";
-import { untilAborted } from "../models/until-aborted.ts";
+import { StorableParts } from "../models/storable-parts.ts";
+import { AbortableParts } from "../models/until-aborted.ts";
 import { toStorableText } from "../store/storable-text.ts";
 import type { RunContext } from "./run-context.ts";
 import { stateForModel } from "./state-context.ts";
@@ -67,20 +67,8 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
   const call = ctx.probe.modelCall(ctx.model.id);
   try {
     await call.within(async () => {
-      // Every model's deltas reach the log through the one rule for text it cannot store.
-      // ... and ends at the run's abort whether the model ends it or not (until-aborted.ts).
-      const stream = storableParts(
-        untilAborted(
-          ctx.model.stream({
-            messages: toModelMessages(ctx.messages, system),
-            tools: modelTools(ctx),
-            signal: ctx.signal,
-          }),
-          ctx.signal,
-        ),
-      );
       let first = true;
-      for await (const part of stream) {
+      const take = (part: ModelPart): void => {
         if (first && isOutput(part)) {
           first = false;
           call.firstToken();
@@ -91,7 +79,31 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
           call.usage(tokens);
         }
         (echo ?? answer).take(part);
+      };
+      // Every model's deltas reach the log through the one rule for text it cannot store, and
+      // the stream ends at the run's abort whether the model ends it or not (until-aborted.ts).
+      // Both are steps of this one loop, not generators around the model's stream: each would
+      // be one more hop per token (docs/performance.md, "The hops a token takes").
+      const storable = new StorableParts(take);
+      const pulls = new AbortableParts(
+        ctx.model.stream({
+          messages: toModelMessages(ctx.messages, system),
+          tools: modelTools(ctx),
+          signal: ctx.signal,
+        }),
+        ctx.signal,
+      );
+      try {
+        for (;;) {
+          const next = await pulls.next();
+          if (next.done) break;
+          storable.push(next.value);
+        }
+      } finally {
+        pulls.close();
       }
+      // A Model that ended without a finish part (the engine takes its answer as it is).
+      storable.end();
     });
   } catch (err) {
     const error = failed(ctx, taskId, answer, err, echo);

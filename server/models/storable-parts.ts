@@ -16,67 +16,91 @@
 import { StorableTextStream, toStorableText } from "../store/storable-text.ts";
 import type { ModelPart } from "./model.ts";
 
-export async function* storableParts(parts: AsyncIterable<ModelPart>): AsyncGenerator<ModelPart, void, undefined> {
-  const text = new StorableTextStream();
-  const reasoning = new StorableTextStream();
-  const args = new Map<number, StorableTextStream>();
-  const endArgs = function* (index: number): Generator<ModelPart> {
-    const tail = args.get(index)?.end() ?? "";
-    args.delete(index);
-    if (tail !== "") yield { type: "tool-call-args-delta", index, delta: tail };
-  };
-  // The reasoning span closes when the answer starts (engine/llm-answer.ts): its tail goes first.
-  const endReasoning = function* (): Generator<ModelPart> {
-    const tail = reasoning.end();
-    if (tail !== "") yield { type: "reasoning-delta", delta: tail };
-  };
-  const endAll = function* (): Generator<ModelPart> {
-    yield* endReasoning();
-    const tail = text.end();
-    if (tail !== "") yield { type: "text-delta", delta: tail };
-    for (const index of [...args.keys()]) yield* endArgs(index);
-  };
+/**
+ * The rule as a step the engine calls per part (engine/llm-task.ts), handing what comes out to
+ * `out` in order: a token passes no generator of its own here. Rejected: an async generator over
+ * the model's stream, one more hop (promises, iterator results, microtask turns) per token on
+ * the hot path (docs/performance.md, "The hops a token takes").
+ */
+export class StorableParts {
+  readonly #text = new StorableTextStream();
+  readonly #reasoning = new StorableTextStream();
+  readonly #args = new Map<number, StorableTextStream>();
 
-  for await (const part of parts) {
+  constructor(private readonly out: (part: ModelPart) => void) {}
+
+  push(part: ModelPart): void {
+    const out = this.out;
     switch (part.type) {
       case "text-delta": {
-        yield* endReasoning();
-        const delta = text.push(part.delta);
-        if (delta !== "") yield { ...part, delta };
+        this.#endReasoning();
+        const delta = this.#text.push(part.delta);
+        if (delta !== "") out(delta === part.delta ? part : { ...part, delta });
         break;
       }
       case "reasoning-delta": {
         // A part with provider data goes on even when its text is held back: the data is the point.
-        const delta = reasoning.push(part.delta);
-        if (delta !== "" || part.providerData) yield { ...part, delta };
+        const delta = this.#reasoning.push(part.delta);
+        if (delta !== "" || part.providerData) out(delta === part.delta ? part : { ...part, delta });
         break;
       }
       case "tool-call-start":
-        yield* endReasoning();
-        args.set(part.index, new StorableTextStream());
-        yield { ...part, id: toStorableText(part.id), name: toStorableText(part.name) };
+        this.#endReasoning();
+        this.#args.set(part.index, new StorableTextStream());
+        out({ ...part, id: toStorableText(part.id), name: toStorableText(part.name) });
         break;
       case "tool-call-args-delta": {
         // Arguments without a start (an adapter's bug) still get the rule.
-        const stream = args.get(part.index) ?? new StorableTextStream();
-        args.set(part.index, stream);
+        const stream = this.#args.get(part.index) ?? new StorableTextStream();
+        this.#args.set(part.index, stream);
         const delta = stream.push(part.delta);
-        if (delta !== "") yield { ...part, delta };
+        if (delta !== "") out(delta === part.delta ? part : { ...part, delta });
         break;
       }
       case "tool-call-end":
-        yield* endArgs(part.index);
-        yield part;
+        this.#endArgs(part.index);
+        out(part);
         break;
       case "finish":
-        yield* endAll();
-        yield part;
+        this.end();
+        out(part);
         break;
       case "usage":
-        yield part;
+        out(part);
         break;
     }
   }
+
+  /** The stream ended (a finish part, or a Model that ended without one): the held tails go out. */
+  end(): void {
+    this.#endReasoning();
+    const tail = this.#text.end();
+    if (tail !== "") this.out({ type: "text-delta", delta: tail });
+    for (const index of [...this.#args.keys()]) this.#endArgs(index);
+  }
+
+  #endArgs(index: number): void {
+    const tail = this.#args.get(index)?.end() ?? "";
+    this.#args.delete(index);
+    if (tail !== "") this.out({ type: "tool-call-args-delta", index, delta: tail });
+  }
+
+  // The reasoning span closes when the answer starts (engine/llm-answer.ts): its tail goes first.
+  #endReasoning(): void {
+    const tail = this.#reasoning.end();
+    if (tail !== "") this.out({ type: "reasoning-delta", delta: tail });
+  }
+}
+
+/** The same rule over a whole stream (tests, and a caller that wants a stream). */
+export async function* storableParts(parts: AsyncIterable<ModelPart>): AsyncGenerator<ModelPart, void, undefined> {
+  const ready: ModelPart[] = [];
+  const storable = new StorableParts((part) => ready.push(part));
+  for await (const part of parts) {
+    storable.push(part);
+    yield* ready.splice(0);
+  }
   // A Model that ended without a finish part (the engine takes its answer as it is).
-  yield* endAll();
+  storable.end();
+  yield* ready.splice(0);
 }

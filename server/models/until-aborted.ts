@@ -10,31 +10,65 @@
  * (measured: the lease-lost run of the SIGSTOP takeover test hung after its last token; with the
  * SDK 7.57 it ended); a Model an application writes may ignore the signal altogether.
  */
+
+/**
+ * The pulls of a model's stream, each ended by the abort: the engine pulls through it directly
+ * (engine/llm-task.ts), so a token passes no generator of its own here. The race is one promise
+ * per pull whose reject the abort listener holds. Rejected: `Promise.race([next, aborted])` against
+ * one promise of the whole stream, which allocated an array and two reactions per token and left
+ * a reaction per token on the never-settled abort promise for the stream's whole life (docs/
+ * performance.md, "The hops a token takes").
+ */
+export class AbortableParts<T> {
+  readonly #iterator: AsyncIterator<T>;
+  readonly #signal: AbortSignal;
+  readonly #onAbort: () => void;
+  #reject: ((reason: unknown) => void) | undefined;
+  #done = false;
+
+  constructor(parts: AsyncIterable<T>, signal: AbortSignal) {
+    this.#iterator = parts[Symbol.asyncIterator]();
+    this.#signal = signal;
+    this.#onAbort = () => this.#reject?.(reasonOf(signal));
+    signal.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  /** The model's next part, or the abort's reason thrown, whichever comes first. */
+  next(): Promise<IteratorResult<T, unknown>> {
+    // An abort that came while the part was in use wins over a part the model has ready.
+    if (this.#signal.aborted) return Promise.reject(reasonOf(this.#signal));
+    return new Promise<IteratorResult<T, unknown>>((resolve, reject) => {
+      this.#reject = reject;
+      // A pull the abort overtook may still settle later: it settles a promise already rejected,
+      // which is a no-op, never an unhandled rejection.
+      this.#iterator.next().then((result) => {
+        if (result.done) this.#done = true;
+        resolve(result);
+      }, reject);
+    });
+  }
+
+  /** Stops listening; a stream that did not end is told to return (not awaited). */
+  close(): void {
+    this.#reject = undefined;
+    this.#signal.removeEventListener("abort", this.#onAbort);
+    if (!this.#done) void Promise.resolve(this.#iterator.return?.()).catch(() => {});
+  }
+}
+
 export async function* untilAborted<T>(parts: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T, void, undefined> {
-  const iterator = parts[Symbol.asyncIterator]();
-  let onAbort: () => void = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason ?? new Error("aborted"));
-  });
-  aborted.catch(() => {}); // observed by the race below; never unhandled
-  signal.addEventListener("abort", onAbort, { once: true });
-  let done = false;
+  const pulls = new AbortableParts(parts, signal);
   try {
-    while (true) {
-      // An abort that came while the part was in use wins over a part the model has ready.
-      if (signal.aborted) throw signal.reason ?? new Error("aborted");
-      const next = iterator.next();
-      // A pull the abort overtook may still fail later, when nobody waits for it.
-      next.catch(() => {});
-      const result = await Promise.race([next, aborted]);
-      if (result.done) {
-        done = true;
-        return;
-      }
+    for (;;) {
+      const result = await pulls.next();
+      if (result.done) return;
       yield result.value;
     }
   } finally {
-    signal.removeEventListener("abort", onAbort);
-    if (!done) void Promise.resolve(iterator.return?.()).catch(() => {});
+    pulls.close();
   }
+}
+
+function reasonOf(signal: AbortSignal): unknown {
+  return signal.reason ?? new Error("aborted");
 }
