@@ -5,6 +5,7 @@
  * frames from the same log position, the same cancel-on-disconnect.
  */
 import type { Logger } from "pino";
+import type { StoredEvent } from "../../protocol/events.ts";
 import type { Frame } from "../../protocol/frames.ts";
 import { levelOf } from "../../protocol/versions.ts";
 import type { AgentDefinition } from "../agents/define.ts";
@@ -15,7 +16,7 @@ import type { EventStore } from "../store/types.ts";
 import type { Workspaces } from "../workspace/workspaces.ts";
 import type { ParsedRun } from "./run-input.ts";
 import { streamLag } from "./stream-lag.ts";
-import { isTerminalFrame, threadFrames } from "./thread-frames.ts";
+import { isTerminalFrame, ThreadEvents } from "./thread-frames.ts";
 
 export interface RunStreamDeps {
   store: EventStore;
@@ -45,33 +46,84 @@ export async function admitRun(deps: RunStreamDeps, agent: AgentDefinition, run:
 
 /**
  * The frames of one admitted run, read back from the log through the projection, up to and
- * including its terminal frame. The run does not belong to the reader: when `signal` aborts (the
- * client left) the frames stop and the run goes on, unless the request asked for
- * cancel-on-disconnect. Pull-driven: the next page of the log is read only when the caller asks
- * for the next frame, so a slow reader holds back its own reads, never the engine.
+ * including its terminal frame, an event's frames at a time (next()). The run does not belong to
+ * the reader: when `signal` aborts (the client left) the frames stop and the run goes on, unless
+ * the request asked for cancel-on-disconnect (close()). Pull-driven: the next page of the log is
+ * read only when the caller asks for the next frames, so a slow reader holds back its own reads,
+ * never the engine. A pull (the run route calls it directly) rather than a generator per layer:
+ * each generator was one more hop per token (docs/performance.md, "The hops a token takes").
  */
-export async function* runFrames(deps: RunStreamDeps, started: StartedRun, run: ValidRun, signal: AbortSignal): AsyncGenerator<Frame, void, undefined> {
-  let finished = false;
-  const lag = streamLag(deps.store, deps.metrics);
-  try {
-    if (signal.aborted) return;
-    // The poster reads its own run: the forms are what it declared (protocol/versions.ts).
-    const reader = levelOf(run.input.protocolVersion);
-    for await (const { event, frames } of threadFrames(deps.store, started.threadId, signal, deps.metrics, started.start, reader)) {
-      if (event.seq <= started.afterSeq || event.runId !== started.runId) continue;
-      for (const frame of frames) {
-        yield frame;
-        if (isTerminalFrame(frame)) finished = true;
+export class RunFrames {
+  readonly #deps: RunStreamDeps;
+  readonly #started: StartedRun;
+  readonly #run: ValidRun;
+  readonly #signal: AbortSignal;
+  readonly #lag: (event: StoredEvent) => void;
+  #events: ThreadEvents | undefined;
+  #page: StoredEvent[] = [];
+  #at = 0;
+  /** The event whose frames were handed out last: the caller wrote them when it pulls again. */
+  #handed: StoredEvent | undefined;
+  #finished = false;
+
+  constructor(deps: RunStreamDeps, started: StartedRun, run: ValidRun, signal: AbortSignal) {
+    this.#deps = deps;
+    this.#started = started;
+    this.#run = run;
+    this.#signal = signal;
+    this.#lag = streamLag(deps.store, deps.metrics);
+  }
+
+  /** The frames of the run's next event that has any; undefined once the run's stream is over. */
+  async next(): Promise<readonly Frame[] | undefined> {
+    const handed = this.#handed;
+    this.#handed = undefined;
+    // Pull-driven: the caller asked for more, so it wrote this event's frames (stream-lag.ts).
+    if (handed) this.#lag(handed);
+    const { threadId, runId, afterSeq, start } = this.#started;
+    for (;;) {
+      if (this.#finished || this.#signal.aborted) return undefined;
+      if (this.#at === this.#page.length) {
+        // The poster reads its own run: the forms are what it declared (protocol/versions.ts).
+        this.#events ??= new ThreadEvents(this.#deps.store, threadId, this.#signal, this.#deps.metrics, start, levelOf(this.#run.input.protocolVersion));
+        const page = await this.#events.next();
+        if (page === undefined) return undefined;
+        this.#page = page;
+        this.#at = 0;
+        continue;
       }
-      // Pull-driven: the caller asked for more, so it wrote this event's frames (stream-lag.ts).
-      if (frames.length > 0) lag(event);
-      if (finished || signal.aborted) return;
+      const event = this.#page[this.#at++]!;
+      const frames = this.#events!.project(event);
+      if (event.seq <= afterSeq || event.runId !== runId || frames.length === 0) continue;
+      if (frames.some(isTerminalFrame)) this.#finished = true;
+      this.#handed = event;
+      return frames;
+    }
+  }
+
+  /** Ends the feed; a client that left before the terminal frame cancels the run if it asked to. */
+  async close(): Promise<void> {
+    try {
+      await this.#events?.close();
+    } finally {
+      const { threadId, runId } = this.#started;
+      if (!this.#finished && this.#signal.aborted && this.#run.options.cancelOnDisconnect) {
+        await this.#deps.engine.cancel(threadId, "the client disconnected (cancel-on-disconnect)").catch((err: unknown) => {
+          this.#deps.logger.error({ err, threadId, runId }, "cancel-on-disconnect failed; the run goes on");
+        });
+      }
+    }
+  }
+}
+
+/** RunFrames a frame at a time (the CopilotKit runners' Observables). */
+export async function* runFrames(deps: RunStreamDeps, started: StartedRun, run: ValidRun, signal: AbortSignal): AsyncGenerator<Frame, void, undefined> {
+  const frames = new RunFrames(deps, started, run, signal);
+  try {
+    for (let batch = await frames.next(); batch !== undefined; batch = await frames.next()) {
+      for (const frame of batch) yield frame;
     }
   } finally {
-    if (!finished && signal.aborted && run.options.cancelOnDisconnect) {
-      await deps.engine.cancel(started.threadId, "the client disconnected (cancel-on-disconnect)").catch((err: unknown) => {
-        deps.logger.error({ err, threadId: started.threadId, runId: started.runId }, "cancel-on-disconnect failed; the run goes on");
-      });
-    }
+    await frames.close();
   }
 }

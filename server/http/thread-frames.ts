@@ -30,7 +30,41 @@ export interface ProjectedEvent {
   frames: Frame[];
 }
 
-/** store.follow, counted per page and with a turn of the event loop between pages. */
+/**
+ * store.follow, counted per page and with a turn of the event loop between pages, as a pull
+ * (next()) rather than a generator: the run's stream pulls it directly (run-stream.ts), so a
+ * token passes one async function here, not a generator hop (docs/performance.md, "The hops a
+ * token takes"). The first next() runs follow() up to its first wait, which takes the feed's
+ * subscription synchronously (live.ts).
+ */
+export class LivePages {
+  readonly #follow: () => AsyncIterator<StoredEvent[], void, undefined>;
+  readonly #metrics: Metrics | undefined;
+  #pages: AsyncIterator<StoredEvent[], void, undefined> | undefined;
+
+  constructor(store: EventStore, threadId: string, after: number, signal: AbortSignal, metrics?: Metrics) {
+    // Followed at the first pull, as the generator it replaces did.
+    this.#follow = () => store.follow(threadId, after, signal)[Symbol.asyncIterator]();
+    this.#metrics = metrics;
+  }
+
+  /** The next page, after a turn of the event loop (but the first); undefined when the feed ends. */
+  async next(): Promise<StoredEvent[] | undefined> {
+    if (this.#pages) await yieldToLoop();
+    else this.#pages = this.#follow();
+    const next = await this.#pages.next();
+    if (next.done) return undefined;
+    this.#metrics?.logPagesRead.inc();
+    return next.value;
+  }
+
+  /** Ends the feed (its subscription); waits for a pull in flight to finish first. */
+  async return(): Promise<void> {
+    await this.#pages?.return?.(undefined);
+  }
+}
+
+/** The same pages as a generator (the thread feed and the connect stream). */
 export async function* livePages(
   store: EventStore,
   threadId: string,
@@ -38,49 +72,73 @@ export async function* livePages(
   signal: AbortSignal,
   metrics?: Metrics,
 ): AsyncGenerator<StoredEvent[], void, undefined> {
-  for await (const page of store.follow(threadId, after, signal)) {
-    metrics?.logPagesRead.inc();
-    yield page;
-    await yieldToLoop();
+  const pages = new LivePages(store, threadId, after, signal, metrics);
+  try {
+    for (let page = await pages.next(); page !== undefined; page = await pages.next()) yield page;
+  } finally {
+    await pages.return();
   }
 }
 
 /**
- * Every event of the thread, live, each with the frames the projection makes of it: from seq 1,
- * or from `start` (a position between runs, ProjectionSeed, and the events committed right after
- * it, in hand): those are projected first and the log is followed after them, which reads
- * nothing while this process's commits feed the stream.
+ * Every event of the thread, live, and the frames the projection makes of each (project(), in
+ * order, every event): from seq 1, or from `start` (a position between runs, ProjectionSeed, and
+ * the events committed right after it, in hand): those come first and the log is followed after
+ * them, which reads nothing while this process's commits feed the stream. A pull of events (a
+ * page at a time) and a projection step, not a generator of {event, frames}: one object and one
+ * hop less per token on the hot path.
  */
-export async function* threadFrames(
-  store: EventStore,
-  threadId: string,
-  signal: AbortSignal,
-  metrics?: Metrics,
-  start?: { seed: ProjectionSeed; events: StoredEvent[] },
-  reader: ProtocolLevel = "legacy",
-): AsyncIterable<ProjectedEvent> {
-  const projector = start ? Projector.at(start.seed, reader) : new Projector(threadId, reader);
-  const after = start?.events.at(-1)?.seq ?? start?.seed.seq ?? 0;
-  const pages = livePages(store, threadId, after, signal, metrics);
-  // Subscribed before the events in hand are yielded: the first next() runs follow() up to its
-  // first wait, and its subscription is taken synchronously there (live.ts). The caller writes
-  // those events' frames, awaiting its socket, while the run goes on committing; subscribed only
-  // afterwards, the stream found the feed past its cursor and read the log back (seen on PGlite,
-  // whose flushes wait for no socket). Rejected: subscribing in the caller, which would have to
-  // know the feed.
-  let first: Promise<IteratorResult<StoredEvent[], void>> | undefined = start ? pages.next() : undefined;
-  try {
-    for (const event of start?.events ?? []) yield { event, frames: projector.push(event) };
-    for (;;) {
-      const next = await (first ?? pages.next());
-      first = undefined;
-      if (next.done) return;
-      for (const event of next.value) yield { event, frames: projector.push(event) };
+export class ThreadEvents {
+  readonly #projector: Projector;
+  readonly #pages: LivePages;
+  #inHand: StoredEvent[] | undefined;
+  #first: Promise<StoredEvent[] | undefined> | undefined;
+
+  constructor(
+    store: EventStore,
+    threadId: string,
+    signal: AbortSignal,
+    metrics?: Metrics,
+    start?: { seed: ProjectionSeed; events: StoredEvent[] },
+    reader: ProtocolLevel = "legacy",
+  ) {
+    this.#projector = start ? Projector.at(start.seed, reader) : new Projector(threadId, reader);
+    const after = start?.events.at(-1)?.seq ?? start?.seed.seq ?? 0;
+    this.#pages = new LivePages(store, threadId, after, signal, metrics);
+    // Subscribed before the events in hand are handed out: the first next() runs follow() up to
+    // its first wait, and its subscription is taken synchronously there (live.ts). The caller
+    // writes those events' frames, awaiting its socket, while the run goes on committing;
+    // subscribed only afterwards, the stream found the feed past its cursor and read the log back
+    // (seen on PGlite, whose flushes wait for no socket). Rejected: subscribing in the caller,
+    // which would have to know the feed.
+    if (start) {
+      this.#inHand = start.events;
+      this.#first = this.#pages.next();
     }
-  } finally {
+  }
+
+  /** The next events (those in hand first, then the log's pages); undefined when the feed ends. */
+  next(): Promise<StoredEvent[] | undefined> {
+    const inHand = this.#inHand;
+    this.#inHand = undefined;
+    if (inHand !== undefined && inHand.length > 0) return Promise.resolve(inHand);
+    const first = this.#first;
+    this.#first = undefined;
+    return first ?? this.#pages.next();
+  }
+
+  /** The frames of the thread's next event (every event goes through here, in order). */
+  project(event: StoredEvent): Frame[] {
+    return this.#projector.push(event);
+  }
+
+  /** Ends the feed. */
+  async close(): Promise<void> {
     // A next() still pending (the caller stopped within the events in hand: its signal aborted,
     // which ends that wait) is let finish before the feed is closed; nothing awaits it here.
-    if (first) void first.then(() => pages.return(undefined)).catch(() => {});
-    else await pages.return(undefined);
+    const first = this.#first;
+    this.#first = undefined;
+    if (first) void first.then(() => this.#pages.return()).catch(() => {});
+    else await this.#pages.return();
   }
 }

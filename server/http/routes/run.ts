@@ -19,7 +19,7 @@ import { agentFitIssues } from "../agent-fit.ts";
 import { sendError } from "../errors.ts";
 import { requestIdOf, requestLogger } from "../request-context.ts";
 import { parseRunRequest } from "../run-input.ts";
-import { admitRun, runFrames } from "../run-stream.ts";
+import { admitRun, RunFrames } from "../run-stream.ts";
 import { SseResponse } from "../sse-response.ts";
 
 export interface RunRouteDeps {
@@ -64,13 +64,22 @@ export function runRoute(deps: RunRouteDeps): Router {
     const started = await admitRun(reqDeps, agent, parsed, callerTenant(res), requestIdOf(res));
 
     sse.open();
+    const frames = new RunFrames(reqDeps, started, parsed, sse.signal);
     try {
-      for await (const frame of runFrames(reqDeps, started, parsed, sse.signal)) {
-        await sse.write(frame);
-        if (sse.signal.aborted) break;
+      // An event's frames at a time, straight from the pull (run-stream.ts), not through a
+      // generator: one hop less per token.
+      streaming: for (let batch = await frames.next(); batch !== undefined; batch = await frames.next()) {
+        for (const frame of batch) {
+          await sse.write(frame);
+          if (sse.signal.aborted) break streaming;
+        }
       }
     } finally {
-      sse.end();
+      try {
+        await frames.close();
+      } finally {
+        sse.end();
+      }
     }
   });
   return router;
