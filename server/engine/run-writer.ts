@@ -23,7 +23,7 @@ export class RunWriter {
     private readonly store: EventStore,
     readonly threadId: string,
     /** The lease owner every append is fenced by: the store refuses them once it lost the lease. */
-    private readonly leaseOwner: string,
+    leaseOwner: string,
     private readonly hooks: {
       /** False once this process may no longer hold the run's lease: nothing more is written. */
       mayWrite?: () => boolean;
@@ -32,7 +32,9 @@ export class RunWriter {
       /** Each append's events once committed, in emit order (the run's checkpoint fold). */
       onCommitted?: (events: StoredEvent[]) => void;
     } = {},
-  ) {}
+  ) {
+    this.#appendOptions = { leaseOwner };
+  }
 
   emit(...events: WorkflowEvent[]): void {
     if (this.#failure !== undefined) return;
@@ -40,37 +42,41 @@ export class RunWriter {
       this.#failure = new RunAborted("lease_lost");
       return;
     }
-    const p = this.store.append(this.threadId, events, { leaseOwner: this.leaseOwner });
-    // Appends of one writer commit in call order, and their promises settle in that order.
-    const onCommitted = this.hooks.onCommitted;
-    if (onCommitted) {
-      p.then(
-        (committed) => {
-          try {
-            onCommitted(committed);
-          } catch (err) {
-            this.#failure ??= err; // the run cannot vouch for its checkpoint: it fails
-          }
-        },
-        () => undefined, // the failure is recorded by the catch below
-      );
-    }
-    p.catch((err: unknown) => {
-      if (this.#failure !== undefined) return;
-      if (err instanceof LeaseLostError) {
-        // The database said another instance holds the run now: stop as on a lost heartbeat.
-        this.#failure = new RunAborted("lease_lost");
-      } else if (isStoreUnavailable(err)) {
-        // Not the run's fault, and maybe not even a failed write (an unknown commit outcome):
-        // the run stops and is resumed from whatever the log turns out to hold.
-        this.#failure = new RunAborted("store_lost");
-        this.hooks.onStoreLost?.(err);
-      } else {
-        this.#failure = err; // the database refused this data: the run fails
-      }
-    });
+    const p = this.store.append(this.threadId, events, this.#appendOptions);
+    // Appends of one writer commit in call order, and their promises settle in that order. One
+    // reaction with handlers made once per writer: an emit is a token, and a closure and a
+    // derived promise each per token showed in the allocation profile (docs/performance.md,
+    // "The hops a token takes"). Rejected: .then for the hook and .catch for the failure, two
+    // derived promises and three closures per token.
+    p.then(this.hooks.onCommitted ? this.#committed : undefined, this.#failed);
     this.#pending.push(p);
   }
+
+  /** The append options of every emit (the same lease owner): built once, not per token. */
+  readonly #appendOptions: { leaseOwner: string };
+
+  readonly #committed = (committed: StoredEvent[]): void => {
+    try {
+      this.hooks.onCommitted?.(committed);
+    } catch (err) {
+      this.#failure ??= err; // the run cannot vouch for its checkpoint: it fails
+    }
+  };
+
+  readonly #failed = (err: unknown): void => {
+    if (this.#failure !== undefined) return;
+    if (err instanceof LeaseLostError) {
+      // The database said another instance holds the run now: stop as on a lost heartbeat.
+      this.#failure = new RunAborted("lease_lost");
+    } else if (isStoreUnavailable(err)) {
+      // Not the run's fault, and maybe not even a failed write (an unknown commit outcome):
+      // the run stops and is resumed from whatever the log turns out to hold.
+      this.#failure = new RunAborted("store_lost");
+      this.hooks.onStoreLost?.(err);
+    } else {
+      this.#failure = err; // the database refused this data: the run fails
+    }
+  };
 
   /** Waits for everything emitted so far to be committed; rethrows the first failure. */
   async flush(): Promise<StoredEvent[]> {

@@ -194,7 +194,8 @@ export function createEventStore(parts: StoreParts): EventStore {
       } catch (err) {
         return Promise.reject(err);
       }
-      return writer.append(threadId, events, { leaseOwner: opts?.leaseOwner, admit: opts?.admit, checkpoint: opts?.checkpoint, checkpointBase: opts?.checkpointBase, compacted: opts?.compacted });
+      // The writer takes the five options it knows from `opts` itself: no copy per append.
+      return writer.append(threadId, events, opts);
     },
 
     read: (threadId, opts = {}) => readRetry(() => readEvents(db, s, threadId, opts.after ?? 0, opts.limit ?? null, opts.before)),
