@@ -64,7 +64,10 @@ export class LivePages {
   }
 }
 
-/** The same pages as a generator (the thread feed and the connect stream). */
+/**
+ * The same pages as a generator (the thread feed and the connect stream). Its own loop, not a
+ * wrapper of LivePages: that would add a promise per page to these routes.
+ */
 export async function* livePages(
   store: EventStore,
   threadId: string,
@@ -72,11 +75,10 @@ export async function* livePages(
   signal: AbortSignal,
   metrics?: Metrics,
 ): AsyncGenerator<StoredEvent[], void, undefined> {
-  const pages = new LivePages(store, threadId, after, signal, metrics);
-  try {
-    for (let page = await pages.next(); page !== undefined; page = await pages.next()) yield page;
-  } finally {
-    await pages.return();
+  for await (const page of store.follow(threadId, after, signal)) {
+    metrics?.logPagesRead.inc();
+    yield page;
+    await yieldToLoop();
   }
 }
 
