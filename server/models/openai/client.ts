@@ -104,62 +104,34 @@ export function withReadTimeout(fetchImpl: Fetch, readTimeoutMs: number): Fetch 
 }
 
 /**
- * The silence counted is only that of a pending read, so a consumer that is slow to pull (say,
- * one waiting on Postgres) is never mistaken for a silent upstream. One timer per body, armed at
- * a pull when none is, and re-armed when it fires for the time the pending read has left (or not
- * at all when no read is pending). Rejected: a setTimeout and a clearTimeout per read, which was
- * a timer object, a closure and two timer-list operations per chunk, that is per token
- * (docs/performance.md, "The hops a token takes").
+ * The timer runs only while a read is pending, so a consumer that is slow to pull (say, one
+ * waiting on Postgres) is never mistaken for a silent upstream.
  */
 function timedBody(source: ReadableStream<Uint8Array>, ms: number): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   let failed = false;
-  /** When the pending read began (performance.now()); undefined while no read is pending. */
-  let pendingSince: number | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const disarm = () => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-  };
-  const check = () => {
-    timer = undefined;
-    if (failed || pendingSince === undefined) return;
-    const left = pendingSince + ms - performance.now();
-    if (left > 0) {
-      timer = setTimeout(check, left);
-      return;
-    }
-    failed = true;
-    const err = new UpstreamReadTimeoutError(ms);
-    controller.error(err);
-    // The upstream body is abandoned: its cancel settles with the error we just gave the
-    // consumer, which already owns it.
-    void reader.cancel(err).then(undefined, () => undefined);
-  };
   return new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-    },
-    async pull(c) {
-      pendingSince = performance.now();
-      timer ??= setTimeout(check, ms);
+    async pull(controller) {
+      const timer = setTimeout(() => {
+        failed = true;
+        const err = new UpstreamReadTimeoutError(ms);
+        controller.error(err);
+        // The upstream body is abandoned: its cancel settles with the error we just gave the
+        // consumer, which already owns it.
+        void reader.cancel(err).then(undefined, () => undefined);
+      }, ms);
       try {
         const { done, value } = await reader.read();
         if (failed) return;
-        if (done) {
-          disarm();
-          c.close();
-        } else c.enqueue(value);
+        if (done) controller.close();
+        else controller.enqueue(value);
       } catch (err) {
-        disarm();
-        if (!failed) c.error(err);
+        if (!failed) controller.error(err);
       } finally {
-        pendingSince = undefined;
+        clearTimeout(timer);
       }
     },
     cancel(reason) {
-      disarm();
       return reader.cancel(reason);
     },
   });
