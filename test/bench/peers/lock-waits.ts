@@ -20,7 +20,11 @@ const SAMPLE_MS = 5;
 
 const WAITING = `
   SELECT a.pid, a.query_start::text AS started, a.wait_event,
-         left(regexp_replace(a.query, '[[:space:]]+', ' ', 'g'), 80) AS query,
+         left(regexp_replace(a.query, '[[:space:]]+', ' ', 'g'), 160) AS query,
+         -- Who it waits for: the statement of the first session holding what it wants. 160
+         -- characters tell the heartbeat from the flush (both open on the same locking CTE).
+         (SELECT left(regexp_replace(b.query, '[[:space:]]+', ' ', 'g'), 160)
+            FROM pg_stat_activity b WHERE b.pid = (pg_blocking_pids(a.pid))[1]) AS blocker,
          (SELECT format('%s %s classid=%s objid=%s', l.locktype, l.mode, l.classid, l.objid)
             FROM pg_locks l WHERE l.pid = a.pid AND NOT l.granted LIMIT 1) AS wanted,
          extract(epoch FROM clock_timestamp()) * 1000 AS at_ms,
@@ -44,13 +48,13 @@ function sample(client: pg.Client, schema: string): Sampling {
   const loop = (async () => {
     while (!stopped) {
       const at = performance.now();
-      const { rows } = await client.query<{ pid: number; started: string; wait_event: string; query: string; wanted: string | null; at_ms: number; running_ms: number }>(WAITING, [schema]);
+      const { rows } = await client.query<{ pid: number; started: string; wait_event: string; query: string; blocker: string | null; wanted: string | null; at_ms: number; running_ms: number }>(WAITING, [schema]);
       samples++;
       for (const r of rows) {
         // Sightings on the database's clock: on a busy machine the query may wait before it runs.
         const seenAt = Number(r.at_ms);
         const key = `${r.pid}@${r.started}`;
-        const w = seen.get(key) ?? { first: seenAt, last: seenAt, runningMs: 0, what: `${r.wait_event} (${r.wanted ?? "?"}): ${r.query}` };
+        const w = seen.get(key) ?? { first: seenAt, last: seenAt, runningMs: 0, what: `${r.wait_event} (${r.wanted ?? "?"}): ${r.query} [blocked by: ${r.blocker ?? "?"}]` };
         w.last = seenAt;
         w.runningMs = Math.max(w.runningMs, Number(r.running_ms));
         seen.set(key, w);
