@@ -26,7 +26,8 @@
  */
 import type { AgentCapabilities, Tool } from "@ag-ui/core";
 import type { Model } from "../models/model.ts";
-import { toolJsonSchema, type AgentDefinition, type ToolDefinition } from "./define.ts";
+import type { AgentDefinition, ToolDefinition } from "./define.ts";
+import { toolJsonSchema } from "./tool-json-schema.ts";
 
 /** Whether the tool's needsApproval can ever ask (a function is decided per call, so it can). */
 function mayAskApproval(tool: ToolDefinition): boolean {

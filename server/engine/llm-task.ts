@@ -5,7 +5,7 @@
  * the durable message is what reload, recovery and the next LLM request read.
  */
 import type { Message } from "@ag-ui/core";
-import { toolJsonSchema } from "../agents/define.ts";
+import { toolJsonSchema } from "../agents/tool-json-schema.ts";
 import { AnswerEcho } from "./answer-echo.ts";
 import { resumesLater, RunAborted, RunFailure } from "./errors.ts";
 import { ModelError } from "../models/errors.ts";

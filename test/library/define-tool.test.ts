@@ -6,7 +6,8 @@
 import { LLMock, type ChatCompletionRequest } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AgentDefinitionError, defineAgent, defineTool, toolJsonSchema } from "../../server/agents/define.ts";
+import { AgentDefinitionError, defineAgent, defineTool } from "../../server/agents/define.ts";
+import { toolJsonSchema } from "../../server/agents/tool-json-schema.ts";
 import { runClient } from "../support/agui-clients.ts";
 import { lastUserText } from "../server/support.ts";
 import { startLibraryApp, type LibraryApp } from "./support.ts";
