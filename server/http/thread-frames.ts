@@ -137,7 +137,8 @@ export class ThreadEvents {
   /** Ends the feed. */
   async close(): Promise<void> {
     // A next() still pending (the caller stopped within the events in hand: its signal aborted,
-    // which ends that wait) is let finish before the feed is closed; nothing awaits it here.
+    // which ends that wait) is let finish before the feed is closed; nothing awaits it here. Its
+    // error, if any, is of a page read for a stream that has gone: there is no run to fail with it.
     const first = this.#first;
     this.#first = undefined;
     if (first) void first.then(() => this.#pages.return()).catch(() => {});

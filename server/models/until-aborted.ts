@@ -48,7 +48,10 @@ export class AbortableParts<T> {
     });
   }
 
-  /** Stops listening; a stream that did not end is told to return (not awaited). */
+  /**
+   * Stops listening; a stream that did not end is told to return (not awaited). What that return
+   * throws is dropped: the run has already ended by its abort or its error, which is what is reported.
+   */
   close(): void {
     this.#reject = undefined;
     this.#signal.removeEventListener("abort", this.#onAbort);
