@@ -1,12 +1,4 @@
-/**
- * threadline.agentRunner() in two processes: each child is an application's own CopilotKit
- * CopilotRuntime on agentRunner() (test/support/child-server.ts, CHILD_RUNNER_AGENT_URL), both on
- * one Postgres schema, the agent an AG-UI HttpAgent aimed at the Node remote. A run through A,
- * a connect through B replays it exactly; a stop through B ends the run executing on A, whose
- * agent sees the abort (the remote sees its request close); CopilotKit's headless client chats
- * through B and reloads through A.
- */
-import type { Message } from "@ag-ui/core";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORE_VERSIONS, ckSession, type Door } from "../support/copilotkit-clients.ts";
 import { DATABASE_URL, isContent, isTerminal, noticeSkip, startCluster, within, type Cluster } from "../support/multiprocess-kit.ts";
@@ -14,12 +6,10 @@ import { startNodeRemote, type RemoteFixture } from "../support/remote-agui.ts";
 import { RUNNER_BASE } from "../support/runner-runtime.ts";
 import type { ServerProcess } from "../support/server-process.ts";
 import { postSse, type SseFrame } from "../support/sse-client.ts";
+import { connectBody, runBody } from "../support/run-bodies.ts";
 
 noticeSkip("multiprocess-runner");
 
-const user = (id: string, content: string): Message => ({ id, role: "user", content });
-const runBody = (threadId: string, runId: string, text: string) => ({ threadId, runId, messages: [user(`u-${runId}`, text)], state: {}, tools: [], context: [], forwardedProps: {} });
-const connectBody = (threadId: string) => ({ threadId, runId: `connect-${Date.now()}`, messages: [], state: {}, tools: [], context: [], forwardedProps: {} });
 const text = (frames: SseFrame[]) => frames.filter(isContent).map((f) => f.event.delta as string).join("");
 const runtimeOf = (server: ServerProcess) => `${server.url}${RUNNER_BASE}`;
 

@@ -1,11 +1,4 @@
-/**
- * Double texting through threadline.agentRunner() (app-runner-turn.ts), with CopilotKit's real
- * CopilotRuntime on two Threadline instances sharing one database: a run sent to a busy thread
- * with "enqueue" waits in the process that holds its agent and runs when the active run ends;
- * with "interrupt" it cancels the active run (wherever it executes) first. Both bounds (the wait,
- * the runs waiting at once) are tested at the bound, and "reject" stays the default.
- */
-import type { Message } from "@ag-ui/core";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ThreadlineAppRunner } from "../../server/copilotkit/app-runner.ts";
 import type { EventStore } from "../../server/store/types.ts";
@@ -15,17 +8,10 @@ import { backends, type TestServer } from "../support/server.ts";
 import { startTwoInstances, type TwoInstances } from "../support/two-instances.ts";
 import { postSse } from "../support/sse-client.ts";
 import { eventually, terminals, textOf } from "../support/frame-checks.ts";
+import { runBody as runBodyWith } from "../support/run-bodies.ts";
 
-const user = (id: string, content: string): Message => ({ id, role: "user", content });
-const runBody = (threadId: string, runId: string, text: string, doubleTexting?: string) => ({
-  threadId,
-  runId,
-  messages: [user(`u-${runId}`, text)],
-  state: {},
-  tools: [],
-  context: [],
-  forwardedProps: doubleTexting === undefined ? {} : { threadline: { doubleTexting } },
-});
+const runBody = (threadId: string, runId: string, text: string, doubleTexting?: string) =>
+  runBodyWith(threadId, runId, text, doubleTexting === undefined ? {} : { threadline: { doubleTexting } });
 
 
 describe.each(backends())("agentRunner() double texting on %s", (backend) => {

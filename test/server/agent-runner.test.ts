@@ -1,14 +1,4 @@
-/**
- * threadline.agentRunner(): an application's own CopilotKit runtime (v2, `new CopilotRuntime({
- * agents, runner })`) whose agent is an AG-UI HttpAgent aimed at a remote AG-UI server, on two
- * Threadline instances sharing one database (two stores on one schema on Postgres, as two
- * processes have). What the runner must give such a runtime: the run logged as it goes, a connect
- * through the other instance that replays it from the log, stop from the other instance reaching
- * the agent, isRunning from the thread's status, CopilotKit's headless clients (core 1.74 and
- * 1.75) and @ag-ui/client 1.0.0 and 0.0.59 reading its streams, tenants, and a run whose instance
- * died (SIGKILL) ended RUNNER_RUN_LOST for the followers within the lease bound.
- */
-import type { Message } from "@ag-ui/core";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ThreadlineRunner } from "../../server/copilotkit/app-runner-types.ts";
 import type { EventStore } from "../../server/store/types.ts";
@@ -21,18 +11,8 @@ import { backends, openStore, startTestServer, testSchema, type TestServer } fro
 import { startTwoInstances, type TwoInstances } from "../support/two-instances.ts";
 import { postSse } from "../support/sse-client.ts";
 import { eventually, terminals, textOf } from "../support/frame-checks.ts";
+import { connectBody, runBody, userMessage } from "../support/run-bodies.ts";
 
-const user = (id: string, content: string): Message => ({ id, role: "user", content });
-const runBody = (threadId: string, runId: string, text: string, forwardedProps: Record<string, unknown> = {}) => ({
-  threadId,
-  runId,
-  messages: [user(`u-${runId}`, text)],
-  state: {},
-  tools: [],
-  context: [],
-  forwardedProps,
-});
-const connectBody = (threadId: string) => ({ threadId, runId: `connect-${Date.now()}`, messages: [], state: {}, tools: [], context: [], forwardedProps: {} });
 const SLOW_REPLY = (said: string, turn = 1) => `You said: ${said}. This is turn ${turn}. ${"More words follow here. ".repeat(20)}`;
 
 
@@ -82,12 +62,12 @@ describe.each(backends())("agentRunner() on %s", (backend) => {
 
   it.each(CLIENT_VERSIONS)("@ag-ui/client %s runs through the app's runtime; a follow-up through the other instance carries the whole conversation", async (version) => {
     const threadId = `runner-client-${version}-${Date.now()}`;
-    const first = await runClient(version, { url: `${appA.runtimeUrl}/agent/remote/run`, input: { threadId, runId: "r1", messages: [user("u1", "hello")] } });
+    const first = await runClient(version, { url: `${appA.runtimeUrl}/agent/remote/run`, input: { threadId, runId: "r1", messages: [userMessage("u1", "hello")] } });
     expect(first.error?.message).toBeUndefined();
     expect(first.messages.at(-1)).toMatchObject({ role: "assistant", content: "You said: hello. This is turn 1. " });
     expect(first.state).toEqual({ turns: 1, last: "hello" });
     // The client sends only its new message: the agent gets the log's conversation and state.
-    const second = await runClient(version, { url: `${appB.runtimeUrl}/agent/remote/run`, input: { threadId, runId: "r2", messages: [user("u2", "again")] } });
+    const second = await runClient(version, { url: `${appB.runtimeUrl}/agent/remote/run`, input: { threadId, runId: "r2", messages: [userMessage("u2", "again")] } });
     expect(second.error?.message).toBeUndefined();
     expect(second.messages.at(-1)).toMatchObject({ role: "assistant", content: "You said: again. This is turn 2. " });
     const sent = (await remote.received()).filter((r) => r.threadId === threadId);

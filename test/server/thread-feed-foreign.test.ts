@@ -14,9 +14,8 @@ import { type RunnerRuntime, startRunnerRuntime } from "../support/runner-runtim
 import { backends, type TestServer } from "../support/server.ts";
 import { startTwoInstances, type TwoInstances } from "../support/two-instances.ts";
 import { getSse, postSse, type SseFrame } from "../support/sse-client.ts";
+import { runBody } from "../support/run-bodies.ts";
 
-const user = (id: string, content: string): Message => ({ id, role: "user", content });
-const runBody = (threadId: string, runId: string, text: string) => ({ threadId, runId, messages: [user(`u-${runId}`, text)], state: {}, tools: [], context: [], forwardedProps: {} });
 const seqs = (frames: SseFrame[]) => frames.map((f) => f.event.seq as number);
 const ended = (runId: string) => (f: SseFrame) => f.event.type === "workflow.suspended" && f.event.runId === runId;
 
