@@ -1,30 +1,46 @@
 /**
  * The `database` option to an event store: a URL opens the store's own Postgres pools, the
  * application's pg.Pool or PGlite instance is used as it is (and left open by close()), and
- * nothing means DATABASE_URL or, without it, the embedded PGlite under DATA_DIR.
+ * nothing means DATABASE_URL or, without it, the embedded PGlite under DATA_DIR (locked to this
+ * process and private to its user while open: store/pglite.ts).
  */
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { dbTimeouts, type Config } from "./config.ts";
 import type { DatabaseOption } from "./options.ts";
 import { ThreadlineOptionsError } from "./options.ts";
-import { createPgliteStore, createPostgresStore, createStore, type CommonStoreOptions } from "./store/index.ts";
+import { createPgliteStore, createPostgresStore, type CommonStoreOptions } from "./store/index.ts";
 import type { EventStore } from "./store/types.ts";
+import { sandboxPassesThrough } from "./workspace/host.ts";
 
-export function openDatabase(database: DatabaseOption | undefined, config: Config, common: CommonStoreOptions): EventStore {
+/**
+ * `listeningPort`: the port this process listens on, once it does, for the embedded database's
+ * lock to name to a second process that tries the same directory.
+ */
+export function openDatabase(
+  database: DatabaseOption | undefined,
+  config: Config,
+  common: CommonStoreOptions,
+  listeningPort: () => number | undefined = () => undefined,
+): EventStore {
   const options = { ...common, schema: config.DATABASE_SCHEMA, retry: { maxElapsedMs: config.DB_RETRY_MAX_MS } };
   if (database === undefined || typeof database === "string") {
     // resolveConfig put a URL given as `database` into DATABASE_URL.
-    return createStore({
+    if (!config.DATABASE_URL) {
+      const dataDir = config.DATA_DIR;
+      return createPgliteStore({ ...options, dataDir, dataDirMode: sandboxPassesThrough(config, dataDir) ? 0o711 : 0o700, listeningPort });
+    }
+    return createPostgresStore({
       ...options,
-      databaseUrl: config.DATABASE_URL,
-      directDatabaseUrl: config.DATABASE_DIRECT_URL,
+      connectionString: config.DATABASE_URL,
+      directConnectionString: config.DATABASE_DIRECT_URL,
       poolMode: config.DATABASE_POOL_MODE,
-      dataDir: config.DATA_DIR,
       timeouts: dbTimeouts(config),
     });
   }
   if (isPgPool(database)) return createPostgresStore({ ...options, connectionString: "", pool: database });
+  // An application's own PGlite: it opened the directory, so the lock is its to take (two stores
+  // of one process may share one instance).
   if (isPglite(database)) return createPgliteStore({ ...options, pglite: database });
   throw new ThreadlineOptionsError("database must be a Postgres URL, a pg.Pool or a PGlite instance.");
 }

@@ -12,8 +12,11 @@ import path from "node:path";
 /** How long preparing a directory may take: a hung mount answers no syscall at all. */
 export const DIR_PROBE_TIMEOUT_MS = 2_000;
 
-/** `mkdir -p` without the loop: the missing components from the top, one mkdir each. */
-export async function makeDirs(dir: string): Promise<void> {
+/**
+ * `mkdir -p` without the loop: the missing components from the top, one mkdir each. `mode`, when
+ * given, is the last component's (as `mkdir -p -m`): the others get the default, less the umask.
+ */
+export async function makeDirs(dir: string, mode?: number): Promise<void> {
   const missing: string[] = [];
   for (let at = path.resolve(dir); ; at = path.dirname(at)) {
     const stat = await fs.stat(at).catch((err: NodeJS.ErrnoException) => {
@@ -27,9 +30,10 @@ export async function makeDirs(dir: string): Promise<void> {
     missing.push(at);
     if (path.dirname(at) === at) break;
   }
+  const leaf = missing[0];
   for (const d of missing.reverse()) {
     try {
-      await fs.mkdir(d);
+      await fs.mkdir(d, d === leaf ? mode : undefined);
     } catch (err) {
       // Another process made it between the stat and the mkdir.
       if ((err as NodeJS.ErrnoException).code === "EEXIST" && (await fs.stat(d)).isDirectory()) continue;
@@ -39,14 +43,15 @@ export async function makeDirs(dir: string): Promise<void> {
 }
 
 /**
- * The directory made if missing, then a file created in it and removed: what a database or a
- * workspace will do there first. Rejects with the syscall's error (its `code` and `path`), or
- * with ETIMEDOUT once `timeoutMs` passed without an answer.
+ * The directory made if missing (with `mode`, when given), then a file created in it and removed:
+ * what a database or a workspace will do there first. Rejects with the syscall's error (its `code`
+ * and `path`), or with ETIMEDOUT once `timeoutMs` passed without an answer.
  */
-export async function prepareWritableDir(dir: string, timeoutMs = DIR_PROBE_TIMEOUT_MS): Promise<void> {
+export async function prepareWritableDir(dir: string, opts: { mode?: number; timeoutMs?: number } = {}): Promise<void> {
+  const timeoutMs = opts.timeoutMs ?? DIR_PROBE_TIMEOUT_MS;
   const probe = path.join(dir, `.threadline-write-probe-${process.pid}`);
   const steps = (async () => {
-    await makeDirs(dir);
+    await makeDirs(dir, opts.mode);
     const file = await fs.open(probe, constants.O_CREAT | constants.O_TRUNC | constants.O_WRONLY);
     await file.close();
     await fs.unlink(probe);

@@ -7,7 +7,7 @@
  * Secrets never reach a sentence: a database is named by user, host, port and database name,
  * never by its URL, and the server's own words (which never carry the password) are quoted.
  */
-import { DataDirError, DirectUrlError } from "./store/errors.ts";
+import { DataDirError, DataDirInUseError, DirectUrlError, holderText } from "./store/errors.ts";
 
 export type StartupErrorCode =
   | "CONFIG_INVALID"
@@ -22,6 +22,7 @@ export type StartupErrorCode =
   | "DATABASE_MISSING"
   | "DATABASE_PRIVILEGE"
   | "DATA_DIR_UNUSABLE"
+  | "DATA_DIR_IN_USE"
   | "MODEL_UNAVAILABLE";
 
 export class StartupError extends Error {
@@ -63,6 +64,8 @@ export function listenErrorOf(err: unknown, port: number, host: string): unknown
 /** A failure of start(): opening the database or its directory, running the migrations. */
 export function startErrorOf(err: unknown, ctx: StartupContext): unknown {
   if (err instanceof StartupError) return err;
+  const inUse = findInChain(err, (e): e is DataDirInUseError => e instanceof DataDirInUseError);
+  if (inUse && ctx.dataDir) return dataDirInUseError(inUse, ctx.dataDir.setting);
   const dirError = findInChain(err, (e): e is DataDirError => e instanceof DataDirError);
   if (dirError && ctx.dataDir) return dataDirError(dirError, ctx.dataDir.setting);
   const direct = findInChain(err, (e): e is DirectUrlError => e instanceof DirectUrlError);
@@ -83,6 +86,17 @@ function dataDirError(err: DataDirError, setting: string): StartupError {
   // errors are Emscripten's (`ErrnoError { errno }`, no message).
   const said = typeof cause?.message === "string" && cause.message !== "" ? cause.message : cause?.errno !== undefined ? `errno ${String(cause.errno)}` : String(cause);
   return make(`PGlite could not open it: ${said}`, `set ${setting} to an empty directory, or to one an earlier Threadline wrote`);
+}
+
+/** Another process has the embedded database open: two writers on one directory lose data. */
+function dataDirInUseError(err: DataDirInUseError, setting: string): StartupError {
+  const S = setting.charAt(0).toUpperCase() + setting.slice(1);
+  return new StartupError(
+    "DATA_DIR_IN_USE",
+    setting,
+    `${S} ${err.dataDir} is in use by ${holderText(err.holder)}: stop that process first, or set ${setting} to a directory of this server's own (servers that share their data share a Postgres, through DATABASE_URL).`,
+    { cause: err },
+  );
 }
 
 /** The database the URL names, without its password: `user "u" at host:port, database "d"`. */

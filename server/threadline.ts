@@ -139,6 +139,7 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
       // Rejected: binding after start(), which ran migrations and recovery first.
       const bound = await bind(threadline.app, port, host);
       server = bound;
+      parts.listening.port = portOf(bound, port);
       try {
         await threadline.start();
       } catch (err) {
@@ -148,8 +149,7 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
         await closed;
         throw err;
       }
-      const address = bound.address();
-      return typeof address === "object" && address ? address.port : port;
+      return portOf(bound, port);
     },
     close() {
       closing ??= closeParts(parts, opts, () => server, starting);
@@ -175,6 +175,8 @@ interface Parts {
   closers: (() => Promise<void>)[];
   /** What a failed start's sentence names (startup-errors.ts). */
   startup: StartupContext;
+  /** The port listen() bound, for the embedded database's lock to name. */
+  listening: { port?: number };
 }
 
 function wire(opts: ThreadlineOptions): Parts {
@@ -182,6 +184,7 @@ function wire(opts: ThreadlineOptions): Parts {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const metrics = createMetrics();
   const closers: (() => Promise<void>)[] = [];
+  const listening: { port?: number } = {};
 
   const store =
     opts.store ??
@@ -194,7 +197,7 @@ function wire(opts: ThreadlineOptions): Parts {
       },
       onPoolWait: (pool, ms) => metrics.poolWait.observe({ pool }, ms / 1000),
       onError: (err) => logger.warn({ err }, "event store background error; it reconnects and goes on"),
-    });
+    }, () => listening.port);
 
   // Building the models does no I/O (a provider's package is imported on its first request), so
   // a wrong MODEL, a missing key or a missing openai SDK fails here, at createThreadline, rather
@@ -225,7 +228,7 @@ function wire(opts: ThreadlineOptions): Parts {
   const edge = edgeOptions(config);
   if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
   const apiKeys = opts.auth ? [] : config.API_KEYS;
-  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config) };
+  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config), listening };
 }
 
 /** One line naming each agent's model: which model answers is the first thing to check when answers look wrong. */
@@ -243,6 +246,11 @@ function startupContext(opts: ThreadlineOptions, config: Config): StartupContext
     return { database: { url: config.DATABASE_URL, setting }, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS };
   }
   return { dataDir: { setting: opts.dataDir !== undefined ? "the `dataDir` option" : "DATA_DIR" } };
+}
+
+function portOf(server: Server, asked: number): number {
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : asked;
 }
 
 /** The standalone app on a bound port; a port in use (or not permitted) is a StartupError. */

@@ -15,6 +15,7 @@ export type StoreErrorCode =
   | "SCHEMA_TOO_NEW"
   | "DATABASE_UNAVAILABLE"
   | "DATA_DIR_UNUSABLE"
+  | "DATA_DIR_IN_USE"
   | "ADMISSION_REFUSED";
 
 export abstract class StoreError extends Error {
@@ -188,6 +189,42 @@ export class DataDirError extends StoreError {
   ) {
     super(`The embedded database cannot use the directory ${dataDir}: ${messageOf(cause)}.`, { cause });
   }
+}
+
+/** The process holding an embedded database's directory, in its own words (data-dir-lock.ts). */
+export interface DataDirHolder {
+  pid: number;
+  host: string;
+  /** the port it listens on, when it said */
+  port?: number;
+  /** when it took the directory (ISO time) */
+  since: string;
+  /** its host is this one (its pid means something here) */
+  sameHost: boolean;
+}
+
+/**
+ * Another live process holds the embedded database's directory (its lock, data-dir-lock.ts):
+ * two PGlite instances on one directory would each overwrite what the other wrote. `holder` is
+ * undefined when it has not said who it is (yet). Nothing was opened.
+ */
+export class DataDirInUseError extends StoreError {
+  override readonly name = "DataDirInUseError";
+  readonly code = "DATA_DIR_IN_USE";
+  constructor(
+    readonly dataDir: string,
+    readonly holder: DataDirHolder | undefined,
+  ) {
+    super(`The embedded database's directory ${dataDir} is in use by ${holderText(holder)}: stop that process first, or give this one its own directory.`);
+  }
+}
+
+/** "process 123 on host h, listening on port 6101", or what is known of it. */
+export function holderText(holder: DataDirHolder | undefined): string {
+  if (!holder) return "another process (it has not said which)";
+  const where = holder.sameHost ? "" : ` on host ${holder.host}`;
+  const port = holder.port ? `, listening on port ${holder.port}` : "";
+  return `another process (pid ${holder.pid}${where}${port})`;
 }
 
 /** Anything thrown, as an Error (the original kept as `cause` when it was not one). */

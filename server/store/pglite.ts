@@ -6,12 +6,16 @@
  * building a server does no I/O, so one that cannot listen on its port never touches a
  * directory another server may have open. Opening checks the directory first (made, a file
  * written and removed, within a bound): PGlite itself, handed a directory it cannot write,
- * waits forever or fails without naming it.
+ * waits forever or fails without naming it. Then it takes the directory's lock (one process per
+ * directory: data-dir-lock.ts) and makes it private (pglite-files.ts) before PGlite writes there.
  */
+import fs from "node:fs/promises";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { prepareWritableDir } from "../make-dirs.ts";
+import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import type { Db, QueryResult, Row, Tx } from "./db.ts";
-import { DataDirError } from "./errors.ts";
+import { DataDirError, DataDirInUseError } from "./errors.ts";
+import { makePostgresFilesPrivate, PRIVATE_DIR_MODE } from "./pglite-files.ts";
 import { runBatch } from "./pglite-prepared.ts";
 import { createPgliteListener } from "./listener.ts";
 import type { LongMigrationDb } from "./long-migration.ts";
@@ -22,6 +26,13 @@ import type { EventStore } from "./types.ts";
 export interface PgliteStoreOptions extends CommonStoreOptions {
   /** directory of the database files; in memory when absent */
   dataDir?: string;
+  /**
+   * dataDir's own mode (default 0700): 0711 when another user must pass through it (the
+   * sandbox's user, to a workspace root inside it). What Postgres keeps in it is 0700/0600 either way.
+   */
+  dataDirMode?: number;
+  /** The port this process listens on, if it does: the directory's lock names it to a second process. */
+  listeningPort?: () => number | undefined;
   /**
    * An existing PGlite instance to use instead of opening one (dataDir is then ignored). The
    * store does not close it. Stores sharing an instance wake each other's followers through
@@ -38,8 +49,9 @@ export interface PgliteStoreOptions extends CommonStoreOptions {
 export function createPgliteStore(opts: PgliteStoreOptions = {}): EventStore {
   const schema = schemaNames(opts.schema);
   const given = opts.pglite;
-  let opening: Promise<PGlite> | undefined;
-  const open = () => (opening ??= given ? Promise.resolve(given) : openPglite(opts.dataDir, opts.loadDataDir));
+  let opening: Promise<OpenedPglite> | undefined;
+  const opened = () => (opening ??= given ? Promise.resolve({ pglite: given }) : openPglite(opts));
+  const open = async () => (await opened()).pglite;
   const owned = given ? undefined : () => opening;
   const db = opts.instrument ? opts.instrument(pgliteDb(open, owned)) : pgliteDb(open, owned);
   return createEventStore({
@@ -60,15 +72,38 @@ export function createPgliteStore(opts: PgliteStoreOptions = {}): EventStore {
   });
 }
 
-/** A PGlite in memory, or under `dataDir` once the directory proved writable; DataDirError when not. */
-async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<PGlite> {
-  if (!dataDir) return new PGlite(loadDataDir ? { loadDataDir } : {});
+/** A PGlite this store opened, and the lock on its directory (none in memory). */
+interface OpenedPglite {
+  pglite: PGlite;
+  lock?: DataDirLock;
+}
+
+/**
+ * A PGlite in memory, or under `dataDir` once the directory proved writable, its lock is this
+ * process's and it is private; DataDirInUseError when another process holds it, DataDirError
+ * when it cannot be used.
+ */
+async function openPglite(opts: PgliteStoreOptions): Promise<OpenedPglite> {
+  const { dataDir, loadDataDir } = opts;
+  if (!dataDir) return { pglite: new PGlite(loadDataDir ? { loadDataDir } : {}) };
+  let lock: DataDirLock | undefined;
+  let pglite: PGlite | undefined;
   try {
-    await prepareWritableDir(dataDir);
-    const pglite = new PGlite(dataDir);
+    await prepareWritableDir(dataDir, { mode: PRIVATE_DIR_MODE });
+    lock = await lockDataDir(dataDir, opts.listeningPort);
+    // 0700 while PGlite writes (a first open makes its files 0666), whatever the final mode.
+    await fs.chmod(dataDir, PRIVATE_DIR_MODE);
+    pglite = new PGlite(dataDir);
     await pglite.waitReady;
-    return pglite;
+    await makePostgresFilesPrivate(dataDir);
+    if (opts.dataDirMode !== undefined && opts.dataDirMode !== PRIVATE_DIR_MODE) await fs.chmod(dataDir, opts.dataDirMode);
+    return { pglite, lock };
   } catch (err) {
+    // Best effort: the failure being reported is the one that matters; the lock goes with the
+    // descriptor, and a PGlite that did not finish opening holds nothing else.
+    await pglite?.close().catch(() => undefined);
+    await lock?.release().catch(() => undefined);
+    if (err instanceof DataDirInUseError) throw err;
     throw new DataDirError(dataDir, err);
   }
 }
@@ -114,7 +149,7 @@ function queryable(target: () => Promise<PGlite | Transaction>) {
  * The Db on a PGlite opened by `open` on first use. `owned`: the PGlite this store opened, if
  * it did (close() closes it); absent for an instance the application passed.
  */
-export function pgliteDb(open: () => Promise<PGlite>, owned?: () => Promise<PGlite> | undefined): Db {
+export function pgliteDb(open: () => Promise<PGlite>, owned?: () => Promise<OpenedPglite> | undefined): Db {
   return {
     kind: "pglite",
     ...queryable(open),
@@ -131,9 +166,14 @@ export function pgliteDb(open: () => Promise<PGlite>, owned?: () => Promise<PGli
     // whole flush, its transaction included) and the statements' plans to keep.
     batch: async (statements) => runBatch(await open(), statements),
     close: async () => {
-      // Never opened, or failed to: nothing to close.
-      const pglite = await owned?.()?.catch(() => undefined);
-      await pglite?.close();
+      // Never opened, or failed to (it released what it took): nothing to close.
+      const opened = await owned?.()?.catch(() => undefined);
+      try {
+        await opened?.pglite.close();
+      } finally {
+        // After PGlite closed: its last writes are on disk before another process may open.
+        await opened?.lock?.release();
+      }
     },
   };
 }
