@@ -58,6 +58,8 @@ function storeMessage(err: StoreError): string {
   if (err.code === "DATABASE_UNAVAILABLE") {
     return `${err.message} Try again after the Retry-After delay; GET /readyz says when the database answers again.`;
   }
+  // Not ready (its schema missing, not migrated, or another release's): the reason, as /readyz gives it.
+  if (err.code === "STORE_NOT_READY" || err.code === "SCHEMA_TOO_NEW") return `${err.message.replace(/\.$/, "")}. GET /readyz says when the server is ready again.`;
   if (STORE_STATUS[err.code] === 503) return "The database could not complete this request. Try again in a few seconds; GET /readyz says when the server is ready.";
   return err.message;
 }

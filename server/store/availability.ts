@@ -7,8 +7,8 @@
  * error codes and messages, and one that forgot answered 500.
  */
 import type { Db, Tx } from "./db.ts";
-import { DatabaseUnavailableError, StoreError, type DatabaseFailure } from "./errors.ts";
-import { isConnectionFailure } from "./retry.ts";
+import { DatabaseUnavailableError, StoreError, StoreNotReadyError, type DatabaseFailure } from "./errors.ts";
+import { isConnectionFailure, sqlStateOf } from "./retry.ts";
 
 /** Which way the database failed, for the message; the error itself is kept as `cause`. */
 function failureOf(err: unknown): DatabaseFailure {
@@ -22,10 +22,29 @@ function failureOf(err: unknown): DatabaseFailure {
   return "unreachable";
 }
 
-/** `err` as the store reports it: a connection failure becomes DatabaseUnavailableError. */
+/**
+ * SQLSTATEs of a database that answers without the store's tables: undefined_table and
+ * invalid_schema_name. The schema was dropped, or restored without them, after this instance
+ * migrated it: what readiness reports as not ready, and no request's fault.
+ */
+const MISSING_SCHEMA_SQLSTATES = new Set(["42P01", "3F000"]);
+
+/**
+ * `err` as the store reports it: a connection failure becomes DatabaseUnavailableError, a missing
+ * table or schema StoreNotReadyError (503 with the reason, as /readyz says, not a 500).
+ */
 export function classifyDbError(err: unknown): unknown {
-  if (err instanceof StoreError || !isConnectionFailure(err)) return err;
-  return new DatabaseUnavailableError(failureOf(err), { cause: err });
+  if (err instanceof StoreError) return err;
+  if (isConnectionFailure(err)) return new DatabaseUnavailableError(failureOf(err), { cause: err });
+  const state = sqlStateOf(err);
+  if (state && MISSING_SCHEMA_SQLSTATES.has(state)) {
+    const said = (err as { message?: unknown }).message;
+    return new StoreNotReadyError(
+      `${typeof said === "string" ? said : state}: the store's schema lost its tables, or was never migrated here; restart the server to migrate it (start() runs the migrations), or set DATABASE_SCHEMA to the schema it migrated`,
+      { cause: err },
+    );
+  }
+  return err;
 }
 
 const rethrowClassified = (err: unknown): never => {
