@@ -32,7 +32,7 @@ const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 
 /** A refusal: the sentence says why, in words the model or the client can act on. */
 export class PathRefused extends Error {
-  override readonly name = "PathRefused";
+  override readonly name: string = "PathRefused";
   constructor(
     message: string,
     /** the path was acceptable but nothing is there */
@@ -40,6 +40,32 @@ export class PathRefused extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The path changed while it was being walked or opened: a command in the sandbox is moving it
+ * (a rename, a directory swapped for a link). Nothing was read; the same request may succeed
+ * when tried again, which openInWorkspace does a few times before it reports this.
+ */
+export class PathChanged extends PathRefused {
+  override readonly name = "PathChanged";
+  constructor(shown: string) {
+    super(`Path ${shown} changed while it was being opened (a command is moving it); try again. Paths are relative to the workspace and stay inside it.`);
+  }
+}
+
+/**
+ * What a failed system call on a walk means for the path. The entry was looked at (lstat) and is
+ * something else when used: gone (ENOENT), a link now (ELOOP), no directory now (ENOTDIR), no
+ * link any more (readlink's EINVAL), a socket or device now (ENXIO): it changed. Permission
+ * denied: a refusal that says so (a server that is not root meets the agent's chmod 000).
+ * Anything else is the server's own failure and passes through.
+ */
+function walkError(shown: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === "ENOENT" || code === "ELOOP" || code === "ENOTDIR" || code === "EINVAL" || code === "ENXIO") return new PathChanged(shown);
+  if (code === "EACCES" || code === "EPERM") return new PathRefused(`Path ${shown} refused: the server is not allowed to read it (permission denied). Paths are relative to the workspace and stay inside it.`);
+  return err;
 }
 
 /** Throws the refusal of a path: why, and the rule, in words the model or the client can act on. */
@@ -115,6 +141,13 @@ async function lstatAt(dir: FileHandle, name: string): Promise<Stats | null> {
   }
 }
 
+/** lstatAt on a walk: a failure other than "nothing there" says what it means for `shown`. */
+async function lookAt(dir: FileHandle, name: string, shown: string): Promise<Stats | null> {
+  return lstatAt(dir, name).catch((err: unknown) => {
+    throw walkError(shown, err);
+  });
+}
+
 function splitNames(p: string): string[] {
   return p.split("/").filter((n) => n !== "" && n !== ".");
 }
@@ -146,10 +179,13 @@ export async function locate(root: FileHandle, rel: string, opts: { followLast: 
         continue;
       }
       const last = pending.length === 0;
-      const stat = await lstatAt(cur, name);
+      const stat = await lookAt(cur, name, shown);
       if (stat?.isSymbolicLink() && (!last || opts.followLast)) {
         if (++links > MAX_LINKS_FOLLOWED) refusePath(shown, `it goes through a looping chain of symbolic links`);
-        const target = await fs.readlink(at(cur, name));
+        // Swapped for a directory since the lstat, readlink answers EINVAL: the path changed.
+        const target = await fs.readlink(at(cur, name)).catch((err: unknown) => {
+          throw walkError(shown, err);
+        });
         if (target.startsWith("/")) {
           rootPath ??= await fs.readlink(at(root));
           const base = insideBase(target, rootPath);
@@ -173,8 +209,8 @@ export async function locate(root: FileHandle, rel: string, opts: { followLast: 
       }
       if (!stat) throw new PathRefused(`${shown} does not exist in the workspace. \`ls\` or \`find\` show what does.`, true);
       if (!stat.isDirectory()) refusePath(shown, `"${[...names, name].join("/")}" is not a directory`);
-      dirs.push(await openDirAt(cur, name).catch((err: NodeJS.ErrnoException) => {
-        throw changed(shown, err);
+      dirs.push(await openDirAt(cur, name).catch((err: unknown) => {
+        throw walkError(shown, err);
       }));
       names.push(name);
     }
@@ -200,22 +236,15 @@ function insideBase(target: string, rootPath: string): string | undefined {
   return undefined;
 }
 
-/** An entry that was a directory when looked at and is not when opened: it was swapped meanwhile. */
-function changed(shown: string, err: NodeJS.ErrnoException): Error {
-  if (err.code === "ELOOP" || err.code === "ENOTDIR" || err.code === "ENOENT") {
-    return new PathRefused(`Path ${shown} changed while it was being opened (a command is moving it); try again. Paths are relative to the workspace and stay inside it.`);
-  }
-  return err;
-}
-
 /** What `open` may return: a regular file or a directory, each open without following a link. */
 export type Opened = { kind: "file"; handle: FileHandle; stat: Stats; rel: string } | { kind: "dir"; handle: FileHandle; stat: Stats; rel: string };
 
 /**
- * Opens what `rel` names, following links inside the workspace. A regular file is opened
- * O_NONBLOCK (a FIFO swapped in cannot hang the read) and checked by fstat on the descriptor
- * that will be read, so what is checked is what is read. Anything but a file or a directory is
- * refused.
+ * Opens what `rel` names, following links inside the workspace. Only a regular file or a
+ * directory is opened at all: a device, FIFO or socket is refused by its lstat (a socket cannot
+ * be opened, ENXIO; a device's open may act). A file is opened O_NONBLOCK (a FIFO swapped in
+ * cannot hang the open) and the descriptor's fstat must be the inode the lstat saw: what is read
+ * is what was checked, and anything swapped in between is "changed, try again".
  */
 export async function openBeneath(root: FileHandle, rel: string, shownAs?: string): Promise<Opened> {
   const shown = JSON.stringify(shownAs ?? rel);
@@ -227,16 +256,19 @@ export async function openBeneath(root: FileHandle, rel: string, shownAs?: strin
       const handle = await fs.open(at(loc.dir), constants.O_RDONLY | constants.O_DIRECTORY);
       return { kind: "dir", handle, stat: await handle.stat(), rel: loc.rel };
     }
-    if (!loc.stat) throw new PathRefused(`${shown} does not exist in the workspace. \`ls\` or \`find\` show what does.`, true);
-    const flags = loc.stat.isDirectory() ? DIR_FLAGS : constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-    const handle = await fs.open(at(loc.dir, loc.name), flags).catch((err: NodeJS.ErrnoException) => {
-      throw changed(shown, err);
+    const seen = loc.stat;
+    if (!seen) throw new PathRefused(`${shown} does not exist in the workspace. \`ls\` or \`find\` show what does.`, true);
+    if (!seen.isFile() && !seen.isDirectory()) refusePath(shown, `it is not a regular file or directory (a device, FIFO or socket)`);
+    const flags = seen.isDirectory() ? DIR_FLAGS : constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    const handle = await fs.open(at(loc.dir, loc.name), flags).catch((err: unknown) => {
+      throw walkError(shown, err);
     });
     const stat = await handle.stat();
-    if (stat.isFile()) return { kind: "file", handle, stat, rel: loc.rel };
-    if (stat.isDirectory()) return { kind: "dir", handle, stat, rel: loc.rel };
-    await quietClose(handle);
-    refusePath(shown, `it is not a regular file or directory (a device, FIFO or socket)`);
+    if (stat.ino !== seen.ino || stat.dev !== seen.dev) {
+      await quietClose(handle);
+      throw new PathChanged(shown);
+    }
+    return { kind: stat.isDirectory() ? "dir" : "file", handle, stat, rel: loc.rel };
   } finally {
     await loc.close();
   }

@@ -158,6 +158,7 @@ export class Workspaces {
       if (code === "ELOOP" || code === "ENOTDIR") {
         return { ok: false, error: `workingDirectory ${shown} is not a directory reached without symbolic links inside your part of the workspace root.` };
       }
+      if (code === "EACCES" || code === "EPERM") return { ok: false, error: `workingDirectory ${shown} cannot be opened by the server (permission denied).` };
       throw err;
     }
   }

@@ -3,12 +3,14 @@
  * text/plain, at most WORKSPACE_FILE_MAX_BYTES (a longer one is cut and says so in headers).
  * The same tenant rule as every thread route: another tenant's thread is a 404, like an
  * unknown one. Paths are opened beneath the workspace exactly as the tools open them (paths.ts),
- * and what is sent is read from the descriptor that was checked.
+ * and what is sent is read from the descriptor that was checked. Whatever the path names, the
+ * answer is 4xx: 404 nothing there, 400 refused (outside, a device, FIFO or socket), 409 changed
+ * while it was opened (a command is moving it: try again).
  */
 import { Router } from "express";
 import { z } from "zod";
 import type { EventStore } from "../../store/types.ts";
-import { PathRefused } from "../../workspace/beneath.ts";
+import { PathChanged, PathRefused } from "../../workspace/beneath.ts";
 import { openInWorkspace } from "../../workspace/paths.ts";
 import type { Workspaces } from "../../workspace/workspaces.ts";
 import { callerTenant } from "../auth.ts";
@@ -52,6 +54,8 @@ export function workspaceRoutes({ store, workspaces }: { store: EventStore; work
       file = await openInWorkspace(dir, q.data.path, "file");
     } catch (err) {
       if (!(err instanceof PathRefused)) throw err;
+      // A command moving the path under the walk, each of the attempts: the same GET may succeed.
+      if (err instanceof PathChanged) return sendError(res, 409, "PATH_CHANGED", err.message);
       return err.missing ? sendError(res, 404, "FILE_NOT_FOUND", err.message) : sendError(res, 400, "INVALID_PATH", err.message);
     } finally {
       await dir.close();
