@@ -81,6 +81,7 @@ function dataDirError(err: DataDirError, setting: string): StartupError {
   const make = (why: string, fix: string) =>
     new StartupError("DATA_DIR_UNUSABLE", setting, `${setting} ${err.dataDir} cannot hold the embedded database (${why}): ${fix}.`, { cause: err });
   if (code === "ETIMEDOUT") return make("it did not answer in time: a hung mount?", `set ${setting} to a directory on a local disk`);
+  if (cause?.syscall === "spawn flock") return make("flock(1), which locks it to this process, is not installed", "install util-linux (or BusyBox), which provides it");
   if (code) return make(call ? `${call}: ${code}` : code, `set ${setting} to a directory this process can create and write, or give it access to this one`);
   // The directory is writable, and PGlite still could not open what is in it. Its file-system
   // errors are Emscripten's (`ErrnoError { errno }`, no message).

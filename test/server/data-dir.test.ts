@@ -177,6 +177,23 @@ describe("one server per DATA_DIR", () => {
   );
 
   it(
+    "without flock(1) the server refuses to start rather than run unguarded, and says what to install",
+    async () => {
+      const bare = spawnMain({ DATA_DIR: join(tmp, "no-flock"), PATH: "/nonexistent" });
+      children.push(bare);
+      const exit = await bare.exited;
+      expect(exit.code, bare.output()).toBe(1);
+      const errors = bare.lines().filter((l) => l.level >= LEVEL.error);
+      expect(errors, bare.output()).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ code: "DATA_DIR_UNUSABLE", setting: "DATA_DIR" });
+      expect(errors[0]!.msg).toBe(
+        `DATA_DIR ${join(tmp, "no-flock")} cannot hold the embedded database (flock(1), which locks it to this process, is not installed): install util-linux (or BusyBox), which provides it.`,
+      );
+    },
+    TEST_MS,
+  );
+
+  it(
     "in one process: a second store on the directory is refused while the first is open, and opens once it closed",
     async () => {
       const one = createPgliteStore({ dataDir });

@@ -1,20 +1,27 @@
 /**
  * Generated hostile requests over every route (fast-check): deep nesting, huge strings, NUL and
  * lone surrogates in values and keys, wrong types, wrong content types and encodings, junk path
- * segments, junk queries and cursors, foreign origins. For each one: a status below 500, and
- * the row counts of threads, runs and workflow_events unchanged (read from the database itself).
- * Afterwards the server is alive: /healthz answers and a valid run completes.
+ * segments, junk queries and cursors, foreign origins, and workspace paths that name sockets,
+ * FIFOs, devices, links out and in, directories, climbs and junk. For each one: a status below
+ * 500, and the row counts of threads, runs and workflow_events unchanged (read from the database
+ * itself). Afterwards the server is alive: /healthz answers and a valid run completes.
  */
+import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { mkdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemoUpstream } from "../support/demo-upstream.ts";
 import { pgliteBackend, postgresBackend, type StoreBackend } from "../store/backends.ts";
 import { backends, startTestServer, testSchema, type TestServer } from "../support/server.ts";
+import { workspaceHostFromConfig, type WorkspaceHost } from "../../server/workspace/tools.ts";
 import { send, type RawRequest } from "./raw-http.ts";
 
-const RUNS = 1_100;
+/** The red team's count: 5,000 requests per backend, every route its share (the workspace file route three). */
+const RUNS = 5_000;
 const J = { "content-type": "application/json" };
 
 // ---- building blocks ----
@@ -129,6 +136,56 @@ const queryJunk = fc.oneof(
   fc.array(fc.tuple(fc.string({ maxLength: 8, unit: "binary" }), fc.string({ maxLength: 12, unit: "binary" })), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${encodeUnits(k)}=${encodeUnits(v)}`).join("&")),
 );
 
+/** What the fuzzed thread's workspace holds (made in beforeAll): every kind of entry a command can leave. */
+const WORKSPACE_NAMES = [
+  "plain.txt", "big.bin", "dir", "dir/inner.txt", "dir/deeper/x.md", "live.sock", "pipe", "null-dev", "to-sock", "to-pipe", "to-etc", "to-passwd",
+  "to-dir", "to-plain", "loop-a", "dangling", "abs-in", "abs-out",
+];
+
+const workspacePathText = fc.oneof(
+  fc.constantFrom(...WORKSPACE_NAMES),
+  fc.constantFrom(
+    ".", "..", "../..", "/etc/passwd", "dir/../../x", "dir/..", "to-etc/passwd", "to-dir/inner.txt", "to-dir/../plain.txt", "live.sock/x", "pipe/", "plain.txt/",
+    "~/x", "dir//inner.txt", "./plain.txt", "\u0000", "a\u0001b", "x".repeat(256), `${"d/".repeat(2100)}f`, "\uD800", "%2e%2e/plain.txt", "dir\\inner.txt",
+  ),
+  fc.array(fc.oneof(fc.constantFrom(...WORKSPACE_NAMES, "..", ".", "", "to-etc", "loop-a"), fc.string({ maxLength: 12 })), { minLength: 1, maxLength: 6 }).map((parts) => parts.join("/")),
+);
+
+/** The query of the workspace file route: mostly `path=`, sometimes junk around or instead of it. */
+const workspaceQuery = fc.oneof(
+  { weight: 4, arbitrary: workspacePathText.map((p) => `path=${encodeUnits(p)}`) },
+  { weight: 1, arbitrary: fc.tuple(workspacePathText, queryJunk).map(([p, q]) => `${q}&path=${encodeUnits(p)}`) },
+  { weight: 1, arbitrary: fc.constantFrom("", "path=", "path", "path[]=plain.txt", "path=a&path=b", "path[a]=b", `path=${"z".repeat(5000)}`, "path=%zz", "path=%00") },
+);
+
+/**
+ * Makes the thread's workspace hold a file, a large file, directories, a socket something listens
+ * on, a FIFO, a device (where this process may make one), and links in, out, looping and dangling.
+ */
+async function furnishWorkspace(host: WorkspaceHost, threadId: string): Promise<Server> {
+  const opened = await host.workspaces.forRun(threadId, "default", undefined);
+  if (!opened.ok) throw new Error(opened.error);
+  const ws = readlinkSync(`/proc/self/fd/${opened.handle.fd}`);
+  await opened.handle.close();
+  writeFileSync(join(ws, "plain.txt"), "plain\n");
+  writeFileSync(join(ws, "big.bin"), Buffer.alloc(1024 * 1024 + 7, 0xab));
+  mkdirSync(join(ws, "dir", "deeper"), { recursive: true });
+  writeFileSync(join(ws, "dir", "inner.txt"), "inner\n");
+  writeFileSync(join(ws, "dir", "deeper", "x.md"), "# x\n");
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(join(ws, "live.sock"), resolve));
+  if (spawnSync("mkfifo", [join(ws, "pipe")]).status !== 0) throw new Error("mkfifo failed");
+  // A device needs CAP_MKNOD: where this process has none, neither has the agent.
+  spawnSync("mknod", [join(ws, "null-dev"), "c", "1", "3"]);
+  for (const [target, name] of [
+    ["live.sock", "to-sock"], ["pipe", "to-pipe"], ["/etc", "to-etc"], ["/etc/passwd", "to-passwd"], ["dir", "to-dir"], ["plain.txt", "to-plain"],
+    ["loop-b", "loop-a"], ["loop-a", "loop-b"], ["nowhere", "dangling"], ["/workspace/plain.txt", "abs-in"], ["/workspace/../etc/passwd", "abs-out"],
+  ] as const) {
+    symlinkSync(target, join(ws, name));
+  }
+  return listener;
+}
+
 // ---- the routes ----
 
 interface Case extends RawRequest {
@@ -159,6 +216,8 @@ function routes(existing: string): fc.Arbitrary<Case> {
     })),
     fc.tuple(threadId, fc.oneof(badFraming, fc.constant<Record<string, string>>({}))).map(([t, h]) => ({ route: "cancel", method: "POST", path: `/api/threads/${t}/cancel`, headers: h, body: h["content-type"] ? "{}" : undefined })),
     queryJunk.map((q) => ({ route: "agents", method: "GET", path: `/api/agents?${q}` })),
+    { weight: 3, arbitrary: fc.tuple(fc.oneof({ weight: 1, arbitrary: junkSegment }, { weight: 4, arbitrary: fc.constant(existing) }), workspaceQuery).map(([t, q]) => ({ route: "workspace file", method: "GET", path: `/api/threads/${t}/workspace/file?${q}` })) },
+    threadId.map((t) => ({ route: "workspace", method: "GET", path: `/api/threads/${t}/workspace` })),
     body("copilotkit run", agent.map((a) => `/api/copilotkit/agent/${a}/run`)),
     body("copilotkit connect", agent.map((a) => `/api/copilotkit/agent/${a}/connect`)),
     fc.tuple(agent, threadId, badFraming).map(([a, t, h]) => ({ route: "copilotkit stop", method: "POST", path: `/api/copilotkit/agent/${a}/stop/${t}`, headers: h, body: "{}" })),
@@ -184,6 +243,8 @@ describe.each(backends())("fuzz on %s", (backendName) => {
   let schema: string;
   let server: TestServer;
   let existing: string;
+  let host: WorkspaceHost;
+  let listener: Server | undefined;
 
   const counts = async () => {
     const [row] = await db.sql<{ threads: number; runs: number; events: number }>(
@@ -208,11 +269,21 @@ describe.each(backends())("fuzz on %s", (backendName) => {
     db = backendName === "postgres" ? postgresBackend(process.env.DATABASE_URL!) : pgliteBackend();
     schema = testSchema();
     const store = db.open(schema);
-    server = await startTestServer({ backend: backendName, llmUrl: upstream.url, store });
+    server = await startTestServer({
+      backend: backendName,
+      llmUrl: upstream.url,
+      store,
+      workspace: (config) => {
+        host = workspaceHostFromConfig(config);
+        return host;
+      },
+    });
     existing = await validRunCompletes();
-  }, 60_000);
+    listener = await furnishWorkspace(host, existing);
+  }, 120_000);
 
   afterAll(async () => {
+    await new Promise<void>((resolve) => (listener ? listener.close(() => resolve()) : resolve()));
     await server?.close();
     await server?.store.close();
     await db?.dropSchema(schema);
@@ -241,12 +312,15 @@ describe.each(backends())("fuzz on %s", (backendName) => {
     );
     // Every route got its share of the inputs.
     expect([...seen.keys()].sort()).toEqual(
-      ["agents", "cancel", "connect", "connect cursor", "copilotkit connect", "copilotkit envelope", "copilotkit other", "copilotkit run", "copilotkit stop", "delete", "events", "get", "list", "run"].sort(),
+      [
+        "agents", "cancel", "connect", "connect cursor", "copilotkit connect", "copilotkit envelope", "copilotkit other", "copilotkit run", "copilotkit stop", "delete", "events", "get", "list", "run",
+        "workspace", "workspace file",
+      ].sort(),
     );
-    for (const [route, n] of seen) expect(n, route).toBeGreaterThanOrEqual(25);
+    for (const [route, n] of seen) expect(n, route).toBeGreaterThanOrEqual(100);
     // Most were refused, with the statuses of the error model.
     expect([...statuses.keys()].every((s) => s < 500)).toBe(true);
-  }, 240_000);
+  }, 900_000);
 
   it("a body over MAX_BODY_BYTES gets 413 and writes nothing", async () => {
     const before = await counts();
