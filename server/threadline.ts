@@ -139,7 +139,9 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
       // Rejected: binding after start(), which ran migrations and recovery first.
       const bound = await bind(threadline.app, port, host);
       server = bound;
-      parts.listening.port = portOf(bound, port);
+      const address = bound.address();
+      const boundPort = typeof address === "object" && address ? address.port : port;
+      parts.listening.port = boundPort;
       try {
         await threadline.start();
       } catch (err) {
@@ -149,7 +151,7 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
         await closed;
         throw err;
       }
-      return portOf(bound, port);
+      return boundPort;
     },
     close() {
       closing ??= closeParts(parts, opts, () => server, starting);
@@ -246,11 +248,6 @@ function startupContext(opts: ThreadlineOptions, config: Config): StartupContext
     return { database: { url: config.DATABASE_URL, setting }, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS };
   }
   return { dataDir: { setting: opts.dataDir !== undefined ? "the `dataDir` option" : "DATA_DIR" } };
-}
-
-function portOf(server: Server, asked: number): number {
-  const address = server.address();
-  return typeof address === "object" && address ? address.port : asked;
 }
 
 /** The standalone app on a bound port; a port in use (or not permitted) is a StartupError. */
