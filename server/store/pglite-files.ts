@@ -4,7 +4,7 @@
  * in it 0700 and every file 0600, as Postgres itself keeps a data directory.
  *
  * PGlite does not: the cluster it makes on first open is written through Emscripten's NODEFS with
- * an explicit chmod to 0666 (measured: 968 of 1,000 files 0666 under umask 022, postgresql.conf
+ * an explicit chmod to 0666 (measured: 968 of its 971 files 0666 under umask 022, postgresql.conf
  * and pg_hba.conf among them; its directories 0755). Files Postgres creates later (new relations,
  * WAL segments) are 0600 already. So the directory is made private before PGlite opens it, and one
  * pass after it opened makes Postgres's entries private.
