@@ -19,13 +19,21 @@ import type { Message, RunAgentInput } from "@ag-ui/core";
 import { IMAGE_INPUT, IMAGE_SIGNATURE_BYTES, IMAGE_TYPES, imageTypeOf, MEDIA_KINDS } from "../models/media-inputs.ts";
 import type { Issue } from "./errors.ts";
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/**
+ * A character base64 does not have. Searched for rather than matching the whole text against
+ * /^[A-Za-z0-9+/]*={0,2}$/, which ran ten times slower (104 ms against 10 ms for 3.8 MB, four
+ * images at the string bound, on a loaded machine).
+ */
+const NOT_BASE64 = /[^A-Za-z0-9+/=]/;
 
 /** Why `text` is not base64 of at least one byte, or undefined. */
 export function base64Problem(text: string): string | undefined {
   if (text === "") return "is empty: a data source carries the file's bytes, base64-encoded";
-  if (!BASE64.test(text)) return "is not base64 (the characters A-Z, a-z, 0-9, + and /, with = padding only at the end; no spaces or line breaks)";
-  const padding = text.length - text.replace(/=+$/, "").length;
+  const padAt = text.indexOf("=");
+  const padding = padAt < 0 ? 0 : text.length - padAt;
+  if (NOT_BASE64.test(text) || padding > 2 || (padding === 2 && text[padAt + 1] !== "=")) {
+    return "is not base64 (the characters A-Z, a-z, 0-9, + and /, with = padding only at the end; no spaces or line breaks)";
+  }
   if ((padding > 0 && text.length % 4 !== 0) || (text.length - padding) % 4 === 1) return "is not base64: its length does not make whole bytes (a character is missing or extra)";
   return undefined;
 }
