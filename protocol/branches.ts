@@ -26,6 +26,16 @@
  * unless the client says the fork is deliberate. Regenerate and edit bring no new user message,
  * so they still fork by their shape alone. Rejected: refusing every history that lacks the
  * newest messages, which would refuse Regenerate and the edit of an earlier message.
+ *
+ * A client says so in one of two ways. AG-UI's own is `parentRunId` ("parent for branching/time
+ * travel within the same thread"): a run that names an earlier run of the thread and sends the
+ * conversation as that run left it (or none of it: AG-UI lets a run omit what the history has),
+ * plus its new messages, forks at that run (planParentFork), wherever the thread went since,
+ * even on a branch left behind. A parentRunId explains a history only when the history holds
+ * nothing of what came after that run on the current branch; otherwise the rules above decide,
+ * stale copy included. Threadline's other way, `forwardedProps.threadline.fork`, forks by the
+ * shape alone. Rejected: lifting the refusal for any run that carries a parentRunId, which
+ * would let a client that tags every run with the last one it saw fork silently from a stale tab.
  */
 import type { Message } from "@ag-ui/core";
 
@@ -68,11 +78,49 @@ export function isStaleCopy(plan: ForkPlan, branch: readonly Message[], incoming
   return incoming.some((m) => m.role === "user" && !known.has(m.id));
 }
 
+/** A fork at the run the client names in parentRunId; see planParentFork. */
+export interface ParentFork {
+  /** What of the current branch the new one keeps; null when nothing of it needs cutting. */
+  fork: ForkPlan | null;
+  /**
+   * Messages of the parent run's conversation that the current branch no longer has (the run was
+   * on a branch left behind, or before an edit): written again, as the log recorded them, after
+   * what the fork keeps.
+   */
+  restore: Message[];
+  /** The conversation the run starts from: what the fork keeps, then `restore`. */
+  base: Message[];
+}
+
+/**
+ * The fork at the parent run, given the current branch, the conversation as the parent run left
+ * it (`atParent`), and the client's messages; null when the parentRunId does not explain them
+ * (the client sends a message of the current branch that came after the parent run). Within the
+ * parent's conversation the usual rules apply: the client may regenerate or edit from there.
+ */
+export function planParentFork(branch: readonly Message[], atParent: readonly Message[], incoming: readonly Message[]): ParentFork | null {
+  const parentIds = new Set(atParent.map((m) => m.id));
+  const after = new Set(branch.filter((m) => !parentIds.has(m.id)).map((m) => m.id));
+  if (incoming.some((m) => after.has(m.id))) return null;
+  const within = planFork(atParent, incoming);
+  const base = within ? keptBy(atParent, within.keepThrough) : [...atParent];
+  // The longest stretch the current branch shares with it, from the start: kept, not written again.
+  let shared = 0;
+  while (shared < base.length && shared < branch.length && sameTurn(base[shared]!, branch[shared]!)) shared++;
+  const fork = shared < branch.length ? { keepThrough: shared === 0 ? null : branch[shared - 1]!.id, edit: within?.edit ?? false } : null;
+  return { fork, restore: base.slice(shared), base };
+}
+
 /** The branch as a fork keeps it: its messages up to and including `keepThrough`. */
 export function keptBy<T extends { id: string }>(branch: readonly T[], keepThrough: string | null): T[] {
   if (keepThrough === null) return [];
   const at = branch.findIndex((m) => m.id === keepThrough);
   return at < 0 ? [...branch] : branch.slice(0, at + 1);
+}
+
+/** One message in both lists: the same id, and for a user message the same text (else an edit). */
+function sameTurn(a: Message, b: Message): boolean {
+  return a.id === b.id && (a.role !== "user" || textOf(a.content) === textOf(b.content));
 }
 
 function textOf(content: unknown): string {

@@ -2,11 +2,10 @@
  * JSON Schema as the wire carries it (tool parameters, an interrupt's responseSchema), both ways:
  * - a zod schema as draft-7, which function-calling APIs and AG-UI clients read, without the
  *   `$schema` member, which some of them refuse in a tool's parameters;
- * - a JSON Schema as the zod validator that checks values against it: zod's own conversion
- *   (z.fromJSONSchema), the one owner of that rule for a JSON Schema tool's arguments and an
- *   interrupt's answer alike, so both are checked by the same code and read the same kind of
- *   issues. Rejected: a JSON Schema validator of our own (another dependency, or a partial one
- *   that would let values through that the schema forbids).
+ * - a JSON Schema tool's arguments schema as the zod validator the tool parses its arguments
+ *   with: zod's own conversion (z.fromJSONSchema), so both kinds of tool are parsed by the same
+ *   code. An interrupt's answer, which is checked against the schema as written and never
+ *   parsed by a tool first, goes through ajv instead (server/engine/json-schema-check.ts).
  */
 import { z } from "zod";
 

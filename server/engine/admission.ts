@@ -5,7 +5,7 @@
  * double-texting policy: reject (409), enqueue, or interrupt the active run.
  */
 import type { Message, RunAgentInput } from "@ag-ui/core";
-import { type ForkPlan, isStaleCopy, keptBy, MAIN_BRANCH, planFork } from "../../protocol/branches.ts";
+import { type ForkPlan, isStaleCopy, keptBy, MAIN_BRANCH, type ParentFork, planFork, planParentFork } from "../../protocol/branches.ts";
 import type { Checkpoint } from "../../protocol/checkpoint.ts";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import type { ProjectionSeed } from "../../protocol/project.ts";
@@ -21,6 +21,7 @@ import { assertInterruptOrder, mayAnswerInterrupts } from "../../protocol/lifecy
 import type { InterruptRecord } from "../../protocol/interrupts.ts";
 import { isRequestId } from "../../protocol/request-id.ts";
 import { admissionOf, admissionRunId, wireRunId } from "../../protocol/run-ids.ts";
+import { conversationAtRun } from "./parent-run.ts";
 import { assertResumable, planResume } from "./resume.ts";
 import { mergeState, newMessagesOf } from "./run-input.ts";
 import { foldThread } from "./thread-fold.ts";
@@ -41,7 +42,8 @@ export interface StartRunOptions {
   tenantId?: string;
   /**
    * The client branches off on purpose: a history that drops the newest messages and adds a user
-   * message forks the thread instead of being refused as a stale copy (STALE_HISTORY).
+   * message forks the thread instead of being refused as a stale copy (STALE_HISTORY). AG-UI's
+   * own way, a parentRunId that explains the history, needs no option (protocol/branches.ts).
    */
   fork?: boolean;
   /**
@@ -194,7 +196,8 @@ async function begin(
   checkpoint: Checkpoint | null | undefined,
   /**
    * whether a history that leaves the current branch forks it (protocol/branches.ts): always
-   * ("deliberate"), unless it is a stale copy of the branch (refused, STALE_HISTORY), or never
+   * ("deliberate"), unless it is a stale copy of the branch that no parentRunId explains
+   * (refused, STALE_HISTORY), or never
    */
   forking: "deliberate" | "unless-stale" | "never",
   /** whether the thread has a run of `input.runId` already (allowed only by mayResumeOwnRun and resumedRunId) */
@@ -207,17 +210,13 @@ async function begin(
   const snapshot = fold.snapshot();
   const runId = reuse ? resumedRunId(threadId, input, snapshot.lastEndedRunId, fold.interrupts()) : input.runId;
   // A history that leaves the current branch forks it: the run starts from what the fork keeps.
-  const fork = forking !== "never" && !isNew ? planFork(snapshot.messages, input.messages) : null;
-  if (fork && forking === "unless-stale" && isStaleCopy(fork, snapshot.messages, input.messages)) {
-    throw new StaleHistoryError(threadId, snapshot.messages.at(-1)?.id ?? null, snapshot.branch ?? MAIN_BRANCH);
-  }
-  const base = fork ? keptBy(snapshot.messages, fork.keepThrough) : snapshot.messages;
+  const { fork, restore, base } = isNew || forking === "never" ? { fork: null, restore: [], base: snapshot.messages } : await branchOf(core, input, snapshot, forking, expectedLastSeq);
   // Answers to pending interrupts leave the messages and become interrupt.resolved (resume.ts).
   const tools = (name: string) => agent.tools.find((t) => t.name === name);
   const resumed = planResume({ threadId, runId, interrupts: fold.interrupts(), tools, now: Date.now() }, newMessagesOf(base, input.messages), input.resume);
   const newMessages = resumed.messages;
   const state = mergeState(snapshot.state, input.state);
-  const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, resumedEvents: resumed.events, newMessages, state, requestId });
+  const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, restore, resumedEvents: resumed.events, newMessages, state, requestId });
   assertInterruptOrder(batch);
   const stored = await core.store.append(threadId, batch, {
     admit: { agentId: agent.id, tenantId, leaseOwner: core.leaseOwner, ttlMs: core.leaseTtlMs, expectedLastSeq },
@@ -246,8 +245,37 @@ async function begin(
 }
 
 /**
- * The events that admit a run, in log order: the thread (when new), the run's input, the fork,
- * the answered interrupts, the new messages, the state the client changed, workflow.started.
+ * Where the run's history leaves the current branch (protocol/branches.ts): at the run it names
+ * in parentRunId when that explains the history, else where the history diverges, unless that
+ * is a stale copy of the branch (refused, STALE_HISTORY, nothing written) and the client did not
+ * say the fork is deliberate. A parentRunId naming the run that ended last is the branch's head:
+ * the history alone decides.
+ */
+async function branchOf(
+  core: EngineCore,
+  input: RunAgentInput,
+  snapshot: ThreadSnapshot,
+  forking: "deliberate" | "unless-stale",
+  lastSeq: number,
+): Promise<ParentFork> {
+  const branch = snapshot.messages;
+  const parent = input.parentRunId;
+  if (parent !== undefined && (snapshot.lastEndedRunId === undefined || wireRunId(snapshot.lastEndedRunId) !== parent)) {
+    const atParent = await conversationAtRun(core.store, input.threadId, parent, lastSeq);
+    const plan = atParent && planParentFork(branch, atParent, input.messages);
+    if (plan) return plan;
+  }
+  const fork = planFork(branch, input.messages);
+  if (fork && forking === "unless-stale" && isStaleCopy(fork, branch, input.messages)) {
+    throw new StaleHistoryError(input.threadId, branch.at(-1)?.id ?? null, snapshot.branch ?? MAIN_BRANCH);
+  }
+  return { fork, restore: [], base: fork ? keptBy(branch, fork.keepThrough) : branch };
+}
+
+/**
+ * The events that admit a run, in log order: the thread (when new), the run's input, the fork and
+ * what it restores, the answered interrupts, the new messages, the state the client changed,
+ * workflow.started.
  * Pure: begin() appends them in the one commit that admits the run, or nothing is written.
  */
 function firstEvents(
@@ -257,6 +285,7 @@ function firstEvents(
     isNew: boolean;
     snapshot: ThreadSnapshot;
     fork: ForkPlan | null;
+    restore: readonly Message[];
     resumedEvents: readonly WorkflowEvent[];
     newMessages: readonly Message[];
     state: unknown;
@@ -264,7 +293,7 @@ function firstEvents(
   },
 ): WorkflowEvent[] {
   const { runId } = input;
-  const { snapshot, fork, newMessages, state } = plan;
+  const { snapshot, fork, restore, newMessages, state } = plan;
   const batch: WorkflowEvent[] = [];
   if (plan.isNew) batch.push({ type: "thread.created", data: { agentId: agent.id } });
   batch.push({
@@ -286,6 +315,10 @@ function firstEvents(
       type: "branch.forked",
       data: { runId, branchId: runId, fromBranchId: snapshot.branch ?? MAIN_BRANCH, keepThrough: fork.keepThrough, ...(parentRunId && { parentRunId }) },
     });
+  }
+  // The parent run's messages the current branch lacks, as the log recorded them: the run's input too.
+  for (const message of restore) {
+    batch.push({ type: "message.appended", data: { runId, source: "input", message } });
   }
   batch.push(...plan.resumedEvents);
   for (const message of newMessages) {

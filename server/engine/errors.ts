@@ -24,7 +24,8 @@ export class ThreadBusyError extends ConflictError {
 
 /**
  * 409: the run's history is a stale copy of the thread (protocol/branches.ts isStaleCopy): it
- * lacks what the thread has after `headMessageId`'s predecessors and adds a new user message.
+ * lacks what the thread has after `headMessageId`'s predecessors and adds a new user message,
+ * and no parentRunId explains it.
  */
 export class StaleHistoryError extends ConflictError {
   override readonly name = "StaleHistoryError";
@@ -38,8 +39,8 @@ export class StaleHistoryError extends ConflictError {
       (api) =>
         `Thread ${threadId} has moved on since this history was read: it now ends at message ${headMessageId ?? "(none)"}, ` +
         `which this run's messages leave out. Nothing was written. Read the thread again (GET ${api}/threads/${threadId}, ` +
-        `or connect) and send the new message after its last one; to branch off on purpose, send the run with ` +
-        `"forwardedProps": {"threadline": {"fork": true}}.`,
+        `or connect) and send the new message after its last one; to branch off on purpose, name the run to branch ` +
+        `from in "parentRunId" (AG-UI's way) or send the run with "forwardedProps": {"threadline": {"fork": true}}.`,
       { threadId, headMessageId, branch },
     );
   }

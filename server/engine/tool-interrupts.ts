@@ -20,10 +20,10 @@ import {
   type ApprovalDecision,
   type InterruptRequest,
 } from "../../protocol/interrupts.ts";
-import { jsonSchemaValidator } from "../../protocol/json-schema.ts";
 import { InterruptCancelledError, MAX_INTERRUPT_EXPIRY_MS, type InterruptAsk, type ToolDefinition } from "../agents/define.ts";
 import { InterruptRaised } from "./errors.ts";
 import type { RunContext } from "./run-context.ts";
+import { compileJsonSchema } from "./json-schema-check.ts";
 
 /** Per execution of a tool: how many times it asked, and the interrupt it is now waiting for. */
 export interface InterruptTrace {
@@ -78,7 +78,7 @@ function expiryOf(expiresInMs: number | undefined, toolName: string): string | u
 function checkResponseSchema(schema: Record<string, unknown> | undefined, toolName: string): void {
   if (schema === undefined) return;
   try {
-    jsonSchemaValidator(schema);
+    compileJsonSchema(schema);
   } catch (err) {
     throw new Error(
       `${toolName}: ctx.interrupt()'s responseSchema is not a JSON Schema this server can check answers against ` +

@@ -1,7 +1,8 @@
 /**
  * Validation at the edge: a RunAgentInput as @ag-ui/core's own schema defines it, plus the
- * rules this server adds (non-empty ids, unique message ids). Nothing is written before this
- * passes, and a failure names every reason with its path.
+ * rules this server adds (non-empty ids, unique message ids, media parts that can be read:
+ * media-parts.ts). Nothing is written before this passes, and a failure names every reason with
+ * its path.
  */
 import type { RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
@@ -12,6 +13,7 @@ import { SYSTEM_PROMPT_MAX_CHARS } from "../agents/coding-agent.ts";
 import { zodIssues, type Issue } from "./errors.ts";
 import { idProblem } from "./ids.ts";
 import { upgradeLegacyParts } from "./legacy-parts.ts";
+import { mediaPartIssues } from "./media-parts.ts";
 
 const ThreadlineOptionsSchema = z
   .object({
@@ -64,7 +66,7 @@ export function parseRunRequest(body: unknown, headers: { get(name: string): str
   const parsed = RunAgentInputSchema.safeParse(upgradeLegacyParts(body));
   if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error.issues) };
   const input = parsed.data as RunAgentInput;
-  const issues = idIssues(input);
+  const issues = [...idIssues(input), ...mediaPartIssues(input)];
 
   const fp = input.forwardedProps as { threadline?: unknown } | undefined;
   const fromBody = ThreadlineOptionsSchema.safeParse(fp && typeof fp === "object" ? fp.threadline : undefined);

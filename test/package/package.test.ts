@@ -51,7 +51,9 @@ const APP_START_TIMEOUT_MS = 120_000;
 
 /**
  * Bounds on the README app's install, as `du` counts it (allocated blocks) and as npm counts
- * packages (its hidden lockfile). Measured on Node 20 / npm 11: 69.0 MB and 123 packages, of
+ * packages (its hidden lockfile). Measured on Node 20 / npm 11: 72.2 MB and 129 packages since
+ * ajv and ajv-formats check interrupt answers against their JSON Schema (3.2 MB, 6 packages:
+ * ajv 2.5 MB with its four dependencies); before them 69.0 MB and 123 packages, of
  * which PGlite is 26.1 MB, zod 8.2 MB, this package 6.2 MB (the bundled web app once, as Brotli),
  * AG-UI's protobuf encoding 9.2 MB (its schema's own zod 3, 5.1 MB, @bufbuild/protobuf 2.9 MB and
  * @ag-ui/proto 1.2 MB), @opentelemetry/api 2.8 MB, @types/node 2.7 MB and prom-client's bintrees
@@ -63,8 +65,8 @@ const APP_START_TIMEOUT_MS = 120_000;
  * packages. The bounds leave a little room and catch anything of that kind coming back; a failure
  * names the largest packages.
  */
-const INSTALL_MAX_MB = 73;
-const INSTALL_MAX_PACKAGES = 127;
+const INSTALL_MAX_MB = 76;
+const INSTALL_MAX_PACKAGES = 133;
 
 const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
 const { blocks } = readmeBlocks(README);

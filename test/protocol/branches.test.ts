@@ -2,7 +2,7 @@
 import type { Message } from "@ag-ui/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isStaleCopy, keptBy, planFork } from "../../protocol/branches.ts";
+import { isStaleCopy, keptBy, planFork, planParentFork } from "../../protocol/branches.ts";
 
 const u = (id: string, content = `text of ${id}`): Message => ({ id, role: "user", content });
 const a = (id: string, content = `answer ${id}`): Message => ({ id, role: "assistant", content });
@@ -91,5 +91,42 @@ describe("isStaleCopy", () => {
 
   it("new messages that are not the user's (a tool result, a system prompt): not stale", () => {
     expect(stale([u("u1"), a("a1"), { id: "s9", role: "system", content: "be brief" }])).toBe(false);
+  });
+});
+
+describe("planParentFork (AG-UI parentRunId: fork at the run the client names)", () => {
+  // The current branch: run1 answered u1 with a1, run2 answered u2 with a2.
+  const atRun1 = branch.slice(0, 2);
+
+  it("the history up to the parent run and a new user message: forks after the parent's last message, nothing to restore", () => {
+    const incoming = [...atRun1, u("u3")];
+    expect(planParentFork(branch, atRun1, incoming)).toEqual({ fork: { keepThrough: "a1", edit: false }, restore: [], base: atRun1 });
+    // The same history without a parentRunId is a stale copy: the rule planParentFork lifts.
+    expect(isStaleCopy(planFork(branch, incoming)!, branch, incoming)).toBe(true);
+  });
+
+  it("no history at all (AG-UI lets a run omit it): the same fork", () => {
+    expect(planParentFork(branch, atRun1, [u("u3")])).toEqual({ fork: { keepThrough: "a1", edit: false }, restore: [], base: atRun1 });
+  });
+
+  it("a history that holds a message from after the parent run is not explained by it: null, the usual rules decide", () => {
+    expect(planParentFork(branch, atRun1, [...atRun1, u("u2"), u("u3")])).toBeNull();
+    expect(planParentFork(branch, atRun1, [...branch, u("u3")])).toBeNull();
+  });
+
+  it("the parent run is the branch's head: no fork", () => {
+    expect(planParentFork(branch, branch, [...branch, u("u3")])).toEqual({ fork: null, restore: [], base: branch });
+  });
+
+  it("within the parent's conversation, regenerate and edit still apply", () => {
+    expect(planParentFork(branch, atRun1, [u("u1")])).toEqual({ fork: { keepThrough: "u1", edit: false }, restore: [], base: [u("u1")] });
+    expect(planParentFork(branch, atRun1, [u("u1", "changed")])).toEqual({ fork: { keepThrough: null, edit: true }, restore: [], base: [] });
+  });
+
+  it("a parent run on a branch left behind: the fork keeps what both share, and restores the rest as the log has it", () => {
+    // main was u1 a1 u2 a2; an edit of u2 forked after a1 and the new branch went on with u2' a3.
+    const current = [u("u1"), a("a1"), u("u2", "edited"), a("a3")];
+    const incoming = [u("u1"), a("a1"), u("u2"), a("a2", "the client's copy"), u("u4")];
+    expect(planParentFork(current, branch, incoming)).toEqual({ fork: { keepThrough: "a1", edit: false }, restore: [u("u2"), a("a2")], base: branch });
   });
 });

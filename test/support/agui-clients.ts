@@ -45,6 +45,7 @@ export type BothOutcomes = Record<ClientVersion, ClientOutcome>;
 
 interface AgentLike {
   runAgent(params?: object, subscriber?: object): Promise<unknown>;
+  use(...middlewares: ((input: RunAgentInput, next: { run(input: RunAgentInput): unknown }) => unknown)[]): unknown;
   messages: unknown[];
   state: unknown;
 }
@@ -95,7 +96,10 @@ export async function serveBody(
 
 export interface RunOptions {
   url: string;
-  /** What the client sends: threadId, messages and state seed the agent; runId, tools, context go to runAgent. */
+  /**
+   * What the client sends: threadId, messages and state seed the agent; runId, tools, context go
+   * to runAgent; parentRunId goes in through a middleware.
+   */
   input?: Partial<RunAgentInput>;
   headers?: Record<string, string>;
 }
@@ -110,6 +114,10 @@ export async function runClient(version: ClientVersion, opts: RunOptions): Promi
     ...(input.state !== undefined && { initialState: structuredClone(input.state) }),
     ...(opts.headers !== undefined && { headers: opts.headers }),
   });
+  // runAgent takes no parentRunId: an app branches with a middleware, AG-UI's way to change the
+  // RunAgentInput a client sends (both versions have `use`).
+  const { parentRunId } = input;
+  if (parentRunId !== undefined) agent.use((sent, next) => next.run({ ...sent, parentRunId }));
   const params = {
     ...(input.runId !== undefined && { runId: input.runId }),
     ...(input.tools !== undefined && { tools: input.tools }),

@@ -14,7 +14,7 @@ import type {
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
 import { omitted } from "../from-agui.ts";
-import type { MediaInputs } from "../media-inputs.ts";
+import { IMAGE_INPUT, type MediaInputs } from "../media-inputs.ts";
 import type { AssistantContentPart, MediaSource, ModelMessage, ModelTool, ToolContentPart, UserContentPart } from "../model.ts";
 import { reasoningBlocks } from "./reasoning.ts";
 
@@ -54,11 +54,11 @@ export function toAiSdkTools(tools: ModelTool[]): LanguageModelV3FunctionTool[] 
 
 /**
  * What userPart below passes on (media-inputs.ts): every kind the neutral messages carry, as data
- * or URL (the provider decides the MIME types); no provider file ids, no video (from-agui.ts has
- * no part for it).
+ * or URL (the provider decides the MIME types, except images: the types every provider reads);
+ * no provider file ids, no video (from-agui.ts has no part for it).
  */
 export const AI_SDK_MEDIA_INPUTS: MediaInputs = {
-  image: { sources: ["data", "url"] },
+  image: IMAGE_INPUT,
   audio: { sources: ["data", "url"] },
   video: false,
   document: { sources: ["data", "url"] },

@@ -15,7 +15,7 @@ import type {
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
 import { omitted } from "../from-agui.ts";
-import type { MediaInputs } from "../media-inputs.ts";
+import { IMAGE_INPUT, type MediaInputs } from "../media-inputs.ts";
 import type { MediaSource, ModelMessage, ModelTool, UserContentPart } from "../model.ts";
 import { AI_SDK_REASONING } from "../ai-sdk/reasoning.ts";
 
@@ -25,11 +25,11 @@ export function openAIAudioFormat(mediaType: string): "wav" | "mp3" | undefined 
 }
 
 /**
- * What userPart below passes on (media-inputs.ts): images as data or URL, audio as wav or mp3
+ * What userPart below passes on (media-inputs.ts): images (PNG, JPEG, GIF, WebP) as data or URL, audio as wav or mp3
  * data, documents as data or an OpenAI file id; no video (from-agui.ts has no part for it).
  */
 export const OPENAI_MEDIA_INPUTS: MediaInputs = {
-  image: { sources: ["data", "url"] },
+  image: IMAGE_INPUT,
   audio: { sources: ["data"], mimeTypes: { test: (m) => openAIAudioFormat(m) !== undefined, described: "wav or mp3 (audio/wav, audio/mpeg)" } },
   video: false,
   document: { sources: ["data", "file"] },
