@@ -34,6 +34,9 @@ import { resolveConfig, type ThreadlineOptions } from "./options.ts";
 import { listenErrorOf, startErrorOf, type StartupContext } from "./startup-errors.ts";
 import type { ConnectionReport, EventStore } from "./store/types.ts";
 import type { ApiKey } from "./tenant.ts";
+import { wakeOnRunEnd } from "./engine/observer-hooks.ts";
+import { webhookSettings, type WebhookSettings } from "./webhooks/settings.ts";
+import { WebhookWorker } from "./webhooks/worker.ts";
 
 export type { ThreadlineOptions } from "./options.ts";
 
@@ -175,6 +178,9 @@ interface Parts {
   closers: (() => Promise<void>)[];
   /** What a failed start's sentence names (startup-errors.ts). */
   startup: StartupContext;
+  /** Webhooks (docs/webhooks.md): the settings, and the delivery worker start() runs. */
+  webhooks: WebhookSettings;
+  webhookWorker: WebhookWorker;
 }
 
 function wire(opts: ThreadlineOptions): Parts {
@@ -206,7 +212,10 @@ function wire(opts: ThreadlineOptions): Parts {
   const agents = new AgentRegistry(opts.agents ?? [defaultAgent(), approvalsAgent(), codingAgent({ host: workspace }), ...demoAgents()]);
   logModels(models.check(agents.list()), logger);
   // Spans through the OpenTelemetry API: a no-op until the application registers an SDK.
-  const observer = engineObserver(metrics, trace.getTracer("threadline"));
+  const webhooks = webhookSettings(config);
+  store.webhooks.setTargets(webhooks.targets);
+  const webhookWorker = new WebhookWorker({ store, settings: webhooks, logger, metrics });
+  const observer = wakeOnRunEnd(engineObserver(metrics, trace.getTracer("threadline")), () => webhookWorker.wake());
   const engine = new Engine({
     store,
     agents,
@@ -225,7 +234,7 @@ function wire(opts: ThreadlineOptions): Parts {
   const edge = edgeOptions(config);
   if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
   const apiKeys = opts.auth ? [] : config.API_KEYS;
-  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config) };
+  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config), webhooks, webhookWorker };
 }
 
 /** One line naming each agent's model: which model answers is the first thing to check when answers look wrong. */
@@ -288,7 +297,7 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
   let app: Express | undefined;
   const handlers = {
     router(): Router {
-      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots });
+      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots, webhooks: p.webhooks });
       return router;
     },
     copilotkit(): RequestHandler {
@@ -350,6 +359,8 @@ async function startParts(p: Parts, opts: ThreadlineOptions): Promise<void> {
   await engine.start();
   const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
   p.closers.unshift(async () => stopRetention());
+  p.webhookWorker.start();
+  p.closers.unshift(() => p.webhookWorker.close());
 }
 
 /** `server` is read when needed: a listen() in flight may bind it while the engine drains. */

@@ -26,6 +26,8 @@ import { SnapshotCache } from "./snapshot-cache.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { connectRoute } from "./routes/connect.ts";
 import { runRoute } from "./routes/run.ts";
+import { runsRoutes } from "./routes/runs.ts";
+import { NO_WEBHOOKS, type WebhookSettings } from "../webhooks/settings.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { workspaceRoutes } from "./routes/workspace.ts";
 import { checkOrigin, requireJsonBodies } from "./web.ts";
@@ -57,6 +59,8 @@ export interface RouterDeps {
   snapshots?: SnapshotCache;
   /** False until the store is migrated and the engine runs (Threadline.start()): requests get 503. */
   started?: () => boolean;
+  /** Webhook settings (docs/webhooks.md): what POST threads/:threadId/runs checks a webhook against. Default: none configured. */
+  webhooks?: WebhookSettings;
 }
 
 /**
@@ -91,6 +95,7 @@ export function createRouter(deps: RouterDeps): Router {
   router.use("/threads/:threadId", validatePathIds("threadId"));
   router.use(agentRoutes(deps));
   router.use(runRoute(deps));
+  router.use(runsRoutes({ ...deps, webhooks: deps.webhooks ?? NO_WEBHOOKS }));
   router.use(connectRoute({ ...deps, snapshots: deps.snapshots ?? new SnapshotCache({ metrics: deps.metrics }) }));
   router.use(threadRoutes(deps));
   if (deps.workspaces) router.use(workspaceRoutes({ store: deps.store, workspaces: deps.workspaces }));
