@@ -37,6 +37,8 @@ import type { ApiKey } from "./tenant.ts";
 import { wakeOnRunEnd } from "./engine/observer-hooks.ts";
 import { webhookSettings, type WebhookSettings } from "./webhooks/settings.ts";
 import { WebhookWorker } from "./webhooks/worker.ts";
+import { Scheduler } from "./schedules/scheduler.ts";
+import { Schedules } from "./schedules/schedules.ts";
 
 export type { ThreadlineOptions } from "./options.ts";
 
@@ -181,6 +183,9 @@ interface Parts {
   /** Webhooks (docs/webhooks.md): the settings, and the delivery worker start() runs. */
   webhooks: WebhookSettings;
   webhookWorker: WebhookWorker;
+  /** Schedules (docs/schedules.md): the API, and the scheduler start() runs. */
+  schedules: Schedules;
+  scheduler: Scheduler;
 }
 
 function wire(opts: ThreadlineOptions): Parts {
@@ -234,7 +239,9 @@ function wire(opts: ThreadlineOptions): Parts {
   const edge = edgeOptions(config);
   if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
   const apiKeys = opts.auth ? [] : config.API_KEYS;
-  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config), webhooks, webhookWorker };
+  const schedules = new Schedules({ store, agents, minIntervalMs: config.SCHEDULE_MIN_INTERVAL_MS });
+  const scheduler = new Scheduler({ store, engine, agents, logger, metrics, workspaces: workspace.workspaces, pollMs: config.SCHEDULE_POLL_MS });
+  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config), webhooks, webhookWorker, schedules, scheduler };
 }
 
 /** One line naming each agent's model: which model answers is the first thing to check when answers look wrong. */
@@ -297,7 +304,7 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
   let app: Express | undefined;
   const handlers = {
     router(): Router {
-      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots, webhooks: p.webhooks });
+      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots, webhooks: p.webhooks, schedules: p.schedules });
       return router;
     },
     copilotkit(): RequestHandler {
@@ -361,6 +368,8 @@ async function startParts(p: Parts, opts: ThreadlineOptions): Promise<void> {
   p.closers.unshift(async () => stopRetention());
   p.webhookWorker.start();
   p.closers.unshift(() => p.webhookWorker.close());
+  p.scheduler.start();
+  p.closers.unshift(() => p.scheduler.close());
 }
 
 /** `server` is read when needed: a listen() in flight may bind it while the engine drains. */
@@ -373,6 +382,8 @@ async function closeParts(p: Parts, opts: ThreadlineOptions, server: () => Serve
   // A start in flight finishes first: its engine is what drains. Its failure already rejected
   // start() for its caller; here it is logged, and close() goes on to release what it opened.
   await starting?.catch((err: unknown) => logger.warn({ err }, "closing after a start() that failed"));
+  // No tick fires into an engine that refuses runs (it would wait for the sweep of unstarted ticks).
+  await p.scheduler.close();
   if (starting) {
     logger.info({ drainTimeoutMs }, "closing: new runs are refused; the runs executing here finish their step in flight (within DRAIN_TIMEOUT_MS), then end here or are handed over");
     await engine.drain(AbortSignal.timeout(drainTimeoutMs));

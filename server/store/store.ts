@@ -25,6 +25,7 @@ import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseAllLeases, re
 import { selectRunStatus } from "./sql/run-status.ts";
 import { insertWebhookDeliveries } from "./sql/webhook-outbox.ts";
 import { webhookOutbox } from "./webhook-store.ts";
+import { scheduleStore } from "./schedule-store.ts";
 import { countQueuedRuns, insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
 import { deleteThread, insertThread, selectLastSeqs, selectThread, type ThreadKey } from "./sql/threads.ts";
 import { selectThreadPage, updateThreadMeta } from "./sql/thread-listing.ts";
@@ -270,6 +271,8 @@ export function createEventStore(parts: StoreParts): EventStore {
     runStatus: (threadId, runId) => readRetry(() => selectRunStatus(db, s, threadId, runId)),
 
     webhooks,
+
+    schedules: scheduleStore(db, s, retry, readRetry),
 
     async enqueueRun(threadId, runId, input) {
       try {

@@ -9,6 +9,7 @@ import type { RunStatus, ThreadStatus } from "../../protocol/lifecycle.ts";
 import type { ThreadMetaChange } from "./sql/thread-listing.ts";
 import type { RunStatusRow } from "./sql/run-status.ts";
 import type { WebhookOutbox } from "./webhook-store.ts";
+import type { ScheduleStore } from "./schedule-store.ts";
 
 export type { ThreadMetaChange };
 
@@ -274,6 +275,8 @@ export interface EventStore {
   runStatus(threadId: string, runId: string): Promise<RunStatusRow | null>;
   /** The webhook outbox of run ends (docs/webhooks.md), written in the commit of each end. */
   readonly webhooks: WebhookOutbox;
+  /** Schedules and the ticks they fired (docs/schedules.md). */
+  readonly schedules: ScheduleStore;
   /**
    * Records a run waiting behind the thread's active one (double-texting policy "enqueue").
    * False, writing nothing, when the thread already has a run of that id.
