@@ -39,6 +39,7 @@ import { webhookSettings, type WebhookSettings } from "./webhooks/settings.ts";
 import { WebhookWorker } from "./webhooks/worker.ts";
 import { Scheduler } from "./schedules/scheduler.ts";
 import { Schedules } from "./schedules/schedules.ts";
+import { Memory } from "./memory/memory.ts";
 
 export type { ThreadlineOptions } from "./options.ts";
 
@@ -52,6 +53,10 @@ export interface Threadline {
    * at /metrics; an application that mounts router() serves `await metrics.metrics()` itself.
    */
   readonly metrics: Registry;
+  /** Schedules, per tenant (docs/schedules.md): what /api/schedules serves. */
+  readonly schedules: Schedules;
+  /** Memory across threads: `memory.forTenant(tenantId)` (docs/memory.md), what /api/memory serves. */
+  readonly memory: Memory;
   /** The AG-UI, thread and connect routes, relative: mount it with `app.use("/ai", threadline.router())`. */
   router(): Router;
   /**
@@ -115,6 +120,8 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
     config,
     logger,
     metrics: metrics.registry,
+    schedules: parts.schedules,
+    memory: parts.memory,
     router: handlers.router,
     copilotkit: handlers.copilotkit,
     agentRunner: (options) =>
@@ -186,6 +193,8 @@ interface Parts {
   /** Schedules (docs/schedules.md): the API, and the scheduler start() runs. */
   schedules: Schedules;
   scheduler: Scheduler;
+  /** Memory across threads (docs/memory.md), with the configured bounds. */
+  memory: Memory;
 }
 
 function wire(opts: ThreadlineOptions): Parts {
@@ -221,9 +230,11 @@ function wire(opts: ThreadlineOptions): Parts {
   store.webhooks.setTargets(webhooks.targets);
   const webhookWorker = new WebhookWorker({ store, settings: webhooks, logger, metrics });
   const observer = wakeOnRunEnd(engineObserver(metrics, trace.getTracer("threadline")), () => webhookWorker.wake());
+  const memory = new Memory({ store: store.memory, limits: { maxEntries: config.MEMORY_MAX_ENTRIES, maxBytes: config.MEMORY_MAX_BYTES, maxValueBytes: config.MEMORY_MAX_VALUE_BYTES } });
   const engine = new Engine({
     store,
     agents,
+    memory,
     models: models.factory,
     logger,
     leaseOwner: opts.leaseOwner,
@@ -241,7 +252,7 @@ function wire(opts: ThreadlineOptions): Parts {
   const apiKeys = opts.auth ? [] : config.API_KEYS;
   const schedules = new Schedules({ store, agents, minIntervalMs: config.SCHEDULE_MIN_INTERVAL_MS });
   const scheduler = new Scheduler({ store, engine, agents, logger, metrics, workspaces: workspace.workspaces, pollMs: config.SCHEDULE_POLL_MS });
-  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config), webhooks, webhookWorker, schedules, scheduler };
+  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config), webhooks, webhookWorker, schedules, scheduler, memory };
 }
 
 /** One line naming each agent's model: which model answers is the first thing to check when answers look wrong. */
@@ -304,7 +315,7 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
   let app: Express | undefined;
   const handlers = {
     router(): Router {
-      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots, webhooks: p.webhooks, schedules: p.schedules });
+      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots, webhooks: p.webhooks, schedules: p.schedules, memory: p.memory });
       return router;
     },
     copilotkit(): RequestHandler {

@@ -29,6 +29,8 @@ import { runRoute } from "./routes/run.ts";
 import { runsRoutes } from "./routes/runs.ts";
 import { scheduleRoutes } from "./routes/schedules.ts";
 import type { Schedules } from "../schedules/schedules.ts";
+import { memoryRoutes } from "./routes/memory.ts";
+import type { Memory } from "../memory/memory.ts";
 import { NO_WEBHOOKS, type WebhookSettings } from "../webhooks/settings.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { workspaceRoutes } from "./routes/workspace.ts";
@@ -65,6 +67,8 @@ export interface RouterDeps {
   webhooks?: WebhookSettings;
   /** Schedules (docs/schedules.md): <mount>/schedules; absent, those routes are not mounted. */
   schedules?: Schedules;
+  /** Memory across threads (docs/memory.md): <mount>/memory; absent, those routes are not mounted. */
+  memory?: Memory;
 }
 
 /**
@@ -103,6 +107,7 @@ export function createRouter(deps: RouterDeps): Router {
   router.use(connectRoute({ ...deps, snapshots: deps.snapshots ?? new SnapshotCache({ metrics: deps.metrics }) }));
   router.use(threadRoutes(deps));
   if (deps.schedules) router.use(scheduleRoutes(deps.schedules));
+  if (deps.memory) router.use(memoryRoutes(deps.memory));
   if (deps.workspaces) router.use(workspaceRoutes({ store: deps.store, workspaces: deps.workspaces }));
   // Everything under the mount answers JSON: an unknown path must not fall through to the host
   // app, whose 404 (an HTML page, or its SPA's index.html) an API client cannot read.

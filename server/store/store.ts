@@ -26,6 +26,7 @@ import { selectRunStatus } from "./sql/run-status.ts";
 import { insertWebhookDeliveries } from "./sql/webhook-outbox.ts";
 import { webhookOutbox } from "./webhook-store.ts";
 import { scheduleStore } from "./schedule-store.ts";
+import { memoryStore } from "./memory-store.ts";
 import { countQueuedRuns, insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
 import { deleteThread, insertThread, selectLastSeqs, selectThread, type ThreadKey } from "./sql/threads.ts";
 import { selectThreadPage, updateThreadMeta } from "./sql/thread-listing.ts";
@@ -273,6 +274,8 @@ export function createEventStore(parts: StoreParts): EventStore {
     webhooks,
 
     schedules: scheduleStore(db, s, retry, readRetry),
+
+    memory: memoryStore(db, s, retry, readRetry),
 
     async enqueueRun(threadId, runId, input) {
       try {

@@ -10,6 +10,7 @@ import type { ThreadMetaChange } from "./sql/thread-listing.ts";
 import type { RunStatusRow } from "./sql/run-status.ts";
 import type { WebhookOutbox } from "./webhook-store.ts";
 import type { ScheduleStore } from "./schedule-store.ts";
+import type { MemoryStore } from "./memory-store.ts";
 
 export type { ThreadMetaChange };
 
@@ -277,6 +278,8 @@ export interface EventStore {
   readonly webhooks: WebhookOutbox;
   /** Schedules and the ticks they fired (docs/schedules.md). */
   readonly schedules: ScheduleStore;
+  /** Memory across threads, per tenant (docs/memory.md). */
+  readonly memory: MemoryStore;
   /**
    * Records a run waiting behind the thread's active one (double-texting policy "enqueue").
    * False, writing nothing, when the thread already has a run of that id.
