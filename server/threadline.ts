@@ -34,12 +34,9 @@ import { resolveConfig, type ThreadlineOptions } from "./options.ts";
 import { listenErrorOf, startErrorOf, type StartupContext } from "./startup-errors.ts";
 import type { ConnectionReport, EventStore } from "./store/types.ts";
 import type { ApiKey } from "./tenant.ts";
-import { wakeOnRunEnd } from "./engine/observer-hooks.ts";
-import { webhookSettings, type WebhookSettings } from "./webhooks/settings.ts";
-import { WebhookWorker } from "./webhooks/worker.ts";
-import { Scheduler } from "./schedules/scheduler.ts";
-import { Schedules } from "./schedules/schedules.ts";
-import { Memory } from "./memory/memory.ts";
+import { backgroundServices, startBackground, type BackgroundServices } from "./background-services.ts";
+import type { Memory } from "./memory/memory.ts";
+import type { Schedules } from "./schedules/schedules.ts";
 
 export type { ThreadlineOptions } from "./options.ts";
 
@@ -120,8 +117,8 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
     config,
     logger,
     metrics: metrics.registry,
-    schedules: parts.schedules,
-    memory: parts.memory,
+    schedules: parts.background.schedules,
+    memory: parts.background.memory,
     router: handlers.router,
     copilotkit: handlers.copilotkit,
     agentRunner: (options) =>
@@ -187,14 +184,8 @@ interface Parts {
   closers: (() => Promise<void>)[];
   /** What a failed start's sentence names (startup-errors.ts). */
   startup: StartupContext;
-  /** Webhooks (docs/webhooks.md): the settings, and the delivery worker start() runs. */
-  webhooks: WebhookSettings;
-  webhookWorker: WebhookWorker;
-  /** Schedules (docs/schedules.md): the API, and the scheduler start() runs. */
-  schedules: Schedules;
-  scheduler: Scheduler;
-  /** Memory across threads (docs/memory.md), with the configured bounds. */
-  memory: Memory;
+  /** Webhooks, memory and schedules (background-services.ts). */
+  background: BackgroundServices;
 }
 
 function wire(opts: ThreadlineOptions): Parts {
@@ -225,16 +216,13 @@ function wire(opts: ThreadlineOptions): Parts {
   const workspace = opts.workspace ?? workspaceHostFromConfig(config);
   const agents = new AgentRegistry(opts.agents ?? [defaultAgent(), approvalsAgent(), codingAgent({ host: workspace }), ...demoAgents()]);
   logModels(models.check(agents.list()), logger);
+  const background = backgroundServices({ config, store, agents, logger, metrics });
   // Spans through the OpenTelemetry API: a no-op until the application registers an SDK.
-  const webhooks = webhookSettings(config);
-  store.webhooks.setTargets(webhooks.targets);
-  const webhookWorker = new WebhookWorker({ store, settings: webhooks, logger, metrics });
-  const observer = wakeOnRunEnd(engineObserver(metrics, trace.getTracer("threadline")), () => webhookWorker.wake());
-  const memory = new Memory({ store: store.memory, limits: { maxEntries: config.MEMORY_MAX_ENTRIES, maxBytes: config.MEMORY_MAX_BYTES, maxValueBytes: config.MEMORY_MAX_VALUE_BYTES } });
+  const observer = background.observe(engineObserver(metrics, trace.getTracer("threadline")));
   const engine = new Engine({
     store,
     agents,
-    memory,
+    memory: background.memory,
     models: models.factory,
     logger,
     leaseOwner: opts.leaseOwner,
@@ -250,9 +238,8 @@ function wire(opts: ThreadlineOptions): Parts {
   const edge = edgeOptions(config);
   if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
   const apiKeys = opts.auth ? [] : config.API_KEYS;
-  const schedules = new Schedules({ store, agents, minIntervalMs: config.SCHEDULE_MIN_INTERVAL_MS });
-  const scheduler = new Scheduler({ store, engine, agents, logger, metrics, workspaces: workspace.workspaces, pollMs: config.SCHEDULE_POLL_MS });
-  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config), webhooks, webhookWorker, schedules, scheduler, memory };
+  const startup = startupContext(opts, config);
+  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup, background: background.withEngine(engine, workspace.workspaces) };
 }
 
 /** One line naming each agent's model: which model answers is the first thing to check when answers look wrong. */
@@ -315,7 +302,7 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
   let app: Express | undefined;
   const handlers = {
     router(): Router {
-      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots, webhooks: p.webhooks, schedules: p.schedules, memory: p.memory });
+      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots, ...p.background });
       return router;
     },
     copilotkit(): RequestHandler {
@@ -377,10 +364,7 @@ async function startParts(p: Parts, opts: ThreadlineOptions): Promise<void> {
   await engine.start();
   const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
   p.closers.unshift(async () => stopRetention());
-  p.webhookWorker.start();
-  p.closers.unshift(() => p.webhookWorker.close());
-  p.scheduler.start();
-  p.closers.unshift(() => p.scheduler.close());
+  startBackground(p.background, p.closers);
 }
 
 /** `server` is read when needed: a listen() in flight may bind it while the engine drains. */
@@ -394,7 +378,7 @@ async function closeParts(p: Parts, opts: ThreadlineOptions, server: () => Serve
   // start() for its caller; here it is logged, and close() goes on to release what it opened.
   await starting?.catch((err: unknown) => logger.warn({ err }, "closing after a start() that failed"));
   // No tick fires into an engine that refuses runs (it would wait for the sweep of unstarted ticks).
-  await p.scheduler.close();
+  await p.background.scheduler.close();
   if (starting) {
     logger.info({ drainTimeoutMs }, "closing: new runs are refused; the runs executing here finish their step in flight (within DRAIN_TIMEOUT_MS), then end here or are handed over");
     await engine.drain(AbortSignal.timeout(drainTimeoutMs));
