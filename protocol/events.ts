@@ -69,6 +69,11 @@ export const RunAcceptedSchema = event(
      * so no other instance can execute it nor find it in its registry.
      */
     onLost: z.object({ code: z.string().min(1).max(64), message: z.string().min(1).max(1000) }).optional(),
+    /**
+     * Where the run's end is posted (docs/webhooks.md): kept here, and so in the run's row, which
+     * the commit of the run's end reads to write its delivery into the outbox in that same commit.
+     */
+    webhook: z.object({ url: z.string().min(1).max(2048) }).optional(),
   }),
 );
 

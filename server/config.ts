@@ -9,6 +9,7 @@ import { DEFAULT_RETRY_MAX_MS } from "./store/retry.ts";
 import { ModelSpecError, parseModelSpec } from "./models/spec.ts";
 import { StartupError } from "./startup-errors.ts";
 import { ApiKeysError, parseApiKeys, type ApiKey } from "./tenant.ts";
+import { parseTenantValues, TenantValuesError } from "./webhooks/tenant-values.ts";
 
 /** The default of DRAIN_TIMEOUT_MS and of the library's `drainTimeoutMs`. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
@@ -49,6 +50,37 @@ const postgresUrl = optionalString.superRefine((v, ctx) => {
   const problem = v === undefined ? undefined : postgresUrlProblem(v);
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
+
+/** The shortest webhook secret taken: an HMAC key guessable in fewer tries is no signature. */
+const WEBHOOK_SECRET_MIN = 16;
+
+/** Why a webhook URL set in the configuration cannot be one (its shape; hosts are judged at delivery). */
+function webhookUrlShapeProblem(url: string): string | undefined {
+  try {
+    const { protocol } = new URL(url);
+    return protocol === "https:" || protocol === "http:" ? undefined : "must be an http or https URL";
+  } catch {
+    return "must be an absolute URL such as https://example.com/hooks/threadline";
+  }
+}
+
+/** A `tenant:value` list (webhooks/tenant-values.ts), each value checked by `problem`. */
+function tenantValues(what: string, problem: (value: string) => string | undefined) {
+  return optionalString.transform((v, ctx): Map<string, string> => {
+    try {
+      const map = parseTenantValues(v, what);
+      for (const [tenant, value] of map) {
+        const wrong = problem(value);
+        if (wrong) ctx.addIssue({ code: "custom", message: `the ${what} of tenant "${tenant}" ${wrong}` });
+      }
+      return map;
+    } catch (err) {
+      if (!(err instanceof TenantValuesError)) throw err;
+      ctx.addIssue({ code: "custom", message: err.message });
+      return z.NEVER;
+    }
+  });
+}
 
 export const ConfigSchema = z.object({
   PORT: intWithDefault(3000),
@@ -159,6 +191,37 @@ export const ConfigSchema = z.object({
   LLM_READ_TIMEOUT_MS: intWithDefault(60_000),
   /** Retries of a model request that failed before its first byte (429, 5xx, unreachable). */
   LLM_MAX_RETRIES: intWithDefault(2),
+  /** Webhooks (docs/webhooks.md): the key that signs every delivery, unless the tenant has its own. */
+  WEBHOOK_SECRET: optionalString.refine((v) => v === undefined || v.length >= WEBHOOK_SECRET_MIN, {
+    message: `must be at least ${WEBHOOK_SECRET_MIN} characters (a random string: openssl rand -hex 32)`,
+  }),
+  /** `tenant:secret` pairs, comma-separated: the key that signs that tenant's deliveries. */
+  WEBHOOK_TENANT_SECRETS: tenantValues("secret", (v) => (v.length >= WEBHOOK_SECRET_MIN ? undefined : `must be at least ${WEBHOOK_SECRET_MIN} characters`)),
+  /** Where every run's end is posted when neither the run nor its tenant names a URL. */
+  WEBHOOK_URL: optionalString.superRefine((v, ctx) => {
+    const problem = v === undefined ? undefined : webhookUrlShapeProblem(v);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }),
+  /** `tenant:url` pairs, comma-separated: where that tenant's run ends are posted when the run names no URL. */
+  WEBHOOK_TENANT_URLS: tenantValues("url", webhookUrlShapeProblem),
+  /** Hosts (names or addresses) webhooks may reach although loopback or private, comma-separated (e.g. 127.0.0.1). */
+  WEBHOOK_ALLOWED_HOSTS: optionalString.transform((v) => (v === undefined ? [] : v.split(",").map((h) => h.trim()).filter(Boolean))),
+  /** One delivery attempt, connection included: past it the attempt failed. */
+  WEBHOOK_TIMEOUT_MS: positiveIntWithDefault(10_000),
+  /** Attempts of one delivery before it is given up (recorded in the run's record and the metrics). */
+  WEBHOOK_MAX_ATTEMPTS: positiveIntWithDefault(12),
+  /** The wait before the first retry; it doubles with each one, up to an hour. */
+  WEBHOOK_RETRY_BASE_MS: positiveIntWithDefault(1_000),
+  /** Schedules (docs/schedules.md): how often each instance looks for due ticks. */
+  SCHEDULE_POLL_MS: positiveIntWithDefault(1_000),
+  /** The shortest interval (everyMs) a schedule may have. */
+  SCHEDULE_MIN_INTERVAL_MS: positiveIntWithDefault(1_000),
+  /** Memory (docs/memory.md): entries one tenant may keep. */
+  MEMORY_MAX_ENTRIES: positiveIntWithDefault(10_000),
+  /** Bytes (values as JSON) one tenant may keep. */
+  MEMORY_MAX_BYTES: positiveIntWithDefault(10 * 1024 * 1024),
+  /** The largest value (as JSON) one entry may hold. */
+  MEMORY_MAX_VALUE_BYTES: positiveIntWithDefault(64 * 1024),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

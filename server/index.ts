@@ -81,3 +81,6 @@ export {
   type ApprovalAnswer,
   type InterruptToolArgs,
 } from "../protocol/interrupts.ts";
+export { verifyWebhookSignature } from "./webhooks/signature.ts";
+export { memoryTools } from "./memory/tools.ts";
+export type { MemoryEntry, MemoryQuery, TenantMemory } from "./memory/memory.ts";

@@ -11,10 +11,11 @@ import { type ModelMetrics, modelMetrics } from "./metrics/model.ts";
 import { type RunMetrics, runMetrics } from "./metrics/runs.ts";
 import type { MetricSources } from "./metrics/sources.ts";
 import { type StoreMetrics, storeMetrics } from "./metrics/store.ts";
+import { type WebhookMetrics, webhookMetrics } from "./metrics/webhooks.ts";
 
 export type { MetricSources } from "./metrics/sources.ts";
 
-export interface Metrics extends RunMetrics, ModelMetrics, StoreMetrics, HttpMetrics {
+export interface Metrics extends RunMetrics, ModelMetrics, StoreMetrics, HttpMetrics, WebhookMetrics {
   registry: Registry;
   /** Where the gauges read at scrape time find their numbers (the engine's leases, the store's pools and queue). */
   watch(sources: MetricSources): void;
@@ -45,6 +46,7 @@ export function createMetrics(): Metrics {
     ...modelMetrics(registry),
     ...storeMetrics(registry, sources),
     ...httpMetrics(registry),
+    ...webhookMetrics(registry),
     runsStarted: new Counter({
       name: "threadline_runs_started_total",
       help: "AG-UI runs accepted",

@@ -34,6 +34,9 @@ import { resolveConfig, type ThreadlineOptions } from "./options.ts";
 import { listenErrorOf, startErrorOf, type StartupContext } from "./startup-errors.ts";
 import type { ConnectionReport, EventStore } from "./store/types.ts";
 import type { ApiKey } from "./tenant.ts";
+import { backgroundServices, startBackground, type BackgroundServices } from "./background-services.ts";
+import type { Memory } from "./memory/memory.ts";
+import type { Schedules } from "./schedules/schedules.ts";
 
 export type { ThreadlineOptions } from "./options.ts";
 
@@ -47,6 +50,10 @@ export interface Threadline {
    * at /metrics; an application that mounts router() serves `await metrics.metrics()` itself.
    */
   readonly metrics: Registry;
+  /** Schedules, per tenant (docs/schedules.md): what /api/schedules serves. */
+  readonly schedules: Schedules;
+  /** Memory across threads: `memory.forTenant(tenantId)` (docs/memory.md), what /api/memory serves. */
+  readonly memory: Memory;
   /** The AG-UI, thread and connect routes, relative: mount it with `app.use("/ai", threadline.router())`. */
   router(): Router;
   /**
@@ -110,6 +117,8 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
     config,
     logger,
     metrics: metrics.registry,
+    schedules: parts.background.schedules,
+    memory: parts.background.memory,
     router: handlers.router,
     copilotkit: handlers.copilotkit,
     agentRunner: (options) =>
@@ -179,6 +188,8 @@ interface Parts {
   startup: StartupContext;
   /** The port listen() bound, for the embedded database's lock to name. */
   listening: { port?: number };
+  /** Webhooks, memory and schedules (background-services.ts). */
+  background: BackgroundServices;
 }
 
 function wire(opts: ThreadlineOptions): Parts {
@@ -210,11 +221,13 @@ function wire(opts: ThreadlineOptions): Parts {
   const workspace = opts.workspace ?? workspaceHostFromConfig(config);
   const agents = new AgentRegistry(opts.agents ?? [defaultAgent(), approvalsAgent(), codingAgent({ host: workspace }), ...demoAgents()]);
   logModels(models.check(agents.list()), logger);
+  const background = backgroundServices({ config, store, agents, logger, metrics });
   // Spans through the OpenTelemetry API: a no-op until the application registers an SDK.
-  const observer = engineObserver(metrics, trace.getTracer("threadline"));
+  const observer = background.observe(engineObserver(metrics, trace.getTracer("threadline")));
   const engine = new Engine({
     store,
     agents,
+    memory: background.memory,
     models: models.factory,
     logger,
     leaseOwner: opts.leaseOwner,
@@ -230,7 +243,8 @@ function wire(opts: ThreadlineOptions): Parts {
   const edge = edgeOptions(config);
   if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
   const apiKeys = opts.auth ? [] : config.API_KEYS;
-  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup: startupContext(opts, config), listening };
+  const startup = startupContext(opts, config);
+  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup, listening, background: background.withEngine(engine, workspace.workspaces) };
 }
 
 /** One line naming each agent's model: which model answers is the first thing to check when answers look wrong. */
@@ -293,7 +307,7 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
   let app: Express | undefined;
   const handlers = {
     router(): Router {
-      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots });
+      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots, ...p.background });
       return router;
     },
     copilotkit(): RequestHandler {
@@ -355,6 +369,7 @@ async function startParts(p: Parts, opts: ThreadlineOptions): Promise<void> {
   await engine.start();
   const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
   p.closers.unshift(async () => stopRetention());
+  startBackground(p.background, p.closers);
 }
 
 /** `server` is read when needed: a listen() in flight may bind it while the engine drains. */
@@ -367,6 +382,8 @@ async function closeParts(p: Parts, opts: ThreadlineOptions, server: () => Serve
   // A start in flight finishes first: its engine is what drains. Its failure already rejected
   // start() for its caller; here it is logged, and close() goes on to release what it opened.
   await starting?.catch((err: unknown) => logger.warn({ err }, "closing after a start() that failed"));
+  // No tick fires into an engine that refuses runs (it would wait for the sweep of unstarted ticks).
+  await p.background.scheduler.close();
   if (starting) {
     logger.info({ drainTimeoutMs }, "closing: new runs are refused; the runs executing here finish their step in flight (within DRAIN_TIMEOUT_MS), then end here or are handed over");
     await engine.drain(AbortSignal.timeout(drainTimeoutMs));

@@ -7,7 +7,8 @@
  * - tools: the agent's backend tools with their JSON Schemas; client tools are taken (a name
  *   clash is refused, http/agent-fit.ts); parallel calls of one model turn all run.
  * - state: every run opens with a STATE_SNAPSHOT; it lives in the thread's log, so it persists
- *   across runs. No memory beyond the thread. deltas: STATE_DELTA comes only from a backend tool's
+ *   across runs. memory: the agent has the built-in memory tools (defineAgent's `memory`), which
+ *   keep facts for every thread of its tenant (docs/memory.md). deltas: STATE_DELTA comes only from a backend tool's
  *   ctx.state.patch() or from predictState, so an agent with neither never sends one.
  * - reasoning: the engine streams whatever reasoning the model sends (REASONING_*), and every
  *   adapter (openai, ai-sdk, the demo model) passes it on; the provider's opaque reasoning stays on
@@ -48,7 +49,7 @@ export function agentCapabilities(agent: AgentDefinition, model: Model | null): 
     identity: { name: agent.id, type: remote ? "remote" : "threadline", ...(agent.description && { description: agent.description }) },
     transport: { streaming: true, websocket: false, httpBinary: true, pushNotifications: false, resumable: true },
     tools: { supported: true, items: tools, parallelCalls: true, clientProvided: true },
-    state: { snapshots: true, deltas, memory: false, persistentState: true },
+    state: { snapshots: true, deltas, memory: agent.memory === true, persistentState: true },
     reasoning: { supported: true, streaming: true, encrypted: false },
     humanInTheLoop: { supported: true, approvals, interrupts: remote || agent.tools.length > 0, approveWithEdits: approvals },
     ...(media && {

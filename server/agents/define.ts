@@ -26,6 +26,8 @@ import {
 import type { ForeignSource } from "../engine/foreign/source.ts";
 import type { RemoteEndpoint } from "./remote-endpoint.ts";
 import { type Welcome, WelcomeSchema } from "./welcome.ts";
+import type { TenantMemory } from "../memory/memory.ts";
+import { memoryTools } from "../memory/tools.ts";
 
 export type { PredictStateRule, StateInContext, StateInContextOption } from "./state-options.ts";
 
@@ -69,6 +71,11 @@ export interface ToolContext {
    * wait, which no restart or other instance could resume.
    */
   interrupt(request: InterruptAsk): Promise<unknown>;
+  /**
+   * The memory of the thread's tenant, shared by all its threads (docs/memory.md): what the
+   * built-in remember/recall/forget tools use, and any tool may.
+   */
+  memory: TenantMemory;
 }
 
 /** What `ctx.artifact()` records: protocol/events.ts ArtifactWrittenSchema without the ids. */
@@ -179,6 +186,8 @@ export interface AgentDefinition {
   instructions: string;
   /** The run's instructions when it should not be `instructions` (undefined: `instructions`). */
   instructionsFor?: (run: RunInfo) => string | undefined;
+  /** The agent has the built-in memory tools (AgentInput.memory): capabilities say memory is on. */
+  memory?: boolean;
   /** This agent's model: a "provider:name" spec (server/models/spec.ts) or a Model; the server's default when absent. */
   model?: string | Model;
   tools: ToolDefinition[];
@@ -248,6 +257,11 @@ export interface AgentInput {
   greeting?: string;
   /** Messages an empty chat offers to send with one tap; up to 6, each up to 200 characters. */
   suggestions?: string[];
+  /**
+   * Memory across threads (docs/memory.md): the built-in tools remember, recall and forget over
+   * the tenant's memory, in the namespace "agent" (or the one given). Off by default.
+   */
+  memory?: boolean | { namespace: string };
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -306,7 +320,7 @@ export function defineAgent(input: AgentInput): AgentDefinition {
   if (!/^[a-zA-Z0-9_-]{1,64}$/.test(input.id)) {
     throw new AgentDefinitionError(`Agent id "${input.id}" is not allowed: use 1-64 letters, digits, "_" or "-".`);
   }
-  const tools = input.tools ?? [];
+  const tools = [...(input.tools ?? []), ...(input.memory ? memoryTools(typeof input.memory === "object" ? input.memory.namespace : undefined) : [])];
   const seen = new Set<string>();
   for (const t of tools) {
     if (seen.has(t.name)) throw new AgentDefinitionError(`Agent "${input.id}" has two tools named "${t.name}".`);
@@ -319,6 +333,7 @@ export function defineAgent(input: AgentInput): AgentDefinition {
     ...(input.instructionsFor && { instructionsFor: input.instructionsFor }),
     model: input.model,
     tools,
+    ...(input.memory && { memory: true }),
     maxTurns: input.maxTurns ?? 10,
     doubleTexting: input.doubleTexting ?? "reject",
     onRecovery: input.onRecovery ?? "resume",

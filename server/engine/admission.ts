@@ -51,6 +51,12 @@ export interface StartRunOptions {
    * the run's log lines and its RUN_ERROR name it wherever the run ends.
    */
   requestId?: string;
+  /** Where the run's end is posted (docs/webhooks.md), checked by the caller; kept in its run.accepted. */
+  webhook?: RunWebhook;
+}
+
+export interface RunWebhook {
+  url: string;
 }
 
 export interface StartedRun {
@@ -98,7 +104,7 @@ export async function startRun(
     try {
       // A thread row with no events yet was only just created (or its first run never began).
       if (thread && isActive(thread.status) && thread.lastSeq > 0) return await busy(core, thread, agent, input, opts);
-      return await begin(core, agent, input, { thread, tenantId, requestId: opts.requestId }, view.checkpoint, opts.fork ? "deliberate" : "unless-stale", reuse);
+      return await begin(core, agent, input, { thread, tenantId, requestId: opts.requestId, webhook: opts.webhook }, view.checkpoint, opts.fork ? "deliberate" : "unless-stale", reuse);
     } catch (err) {
       // Refused admission; or the thread was deleted under an enqueue: look again.
       if (!(err instanceof AdmissionRefusedError) && !(err instanceof ThreadNotFoundError)) throw err;
@@ -148,8 +154,8 @@ export async function drainQueue(core: EngineCore, threadId: string): Promise<vo
       }
       try {
         // No fork from a queued run: its history was sent before the answers it waited behind.
-        const { input, requestId } = queuedInputOf(next.input);
-        await begin(core, agent, input, { thread, tenantId: thread.tenantId, requestId }, undefined, "never");
+        const { input, requestId, webhook } = queuedInputOf(next.input);
+        await begin(core, agent, input, { thread, tenantId: thread.tenantId, requestId, webhook }, undefined, "never");
         return;
       } catch (err) {
         if (!(err instanceof AdmissionRefusedError)) throw err;
@@ -169,7 +175,7 @@ async function busy(
 ): Promise<StartedRun> {
   const policy = opts.doubleTexting ?? agent.doubleTexting;
   if (policy === "reject") throw new ThreadBusyError(thread.threadId, thread.activeRunId, thread.status);
-  if (!(await core.store.enqueueRun(thread.threadId, input.runId, queuedInput(input, opts.requestId)))) {
+  if (!(await core.store.enqueueRun(thread.threadId, input.runId, queuedInput(input, opts.requestId, opts.webhook)))) {
     throw new RunIdReusedError(thread.threadId, input.runId);
   }
   core.observer.runQueued({ threadId: thread.threadId, runId: input.runId, tenantId: thread.tenantId, agentId: agent.id, ...(opts.requestId !== undefined && { requestId: opts.requestId }) });
@@ -190,8 +196,8 @@ async function begin(
   core: EngineCore,
   agent: AgentDefinition,
   input: RunAgentInput,
-  /** `thread` as read (null when new), the caller's tenant, the request that posts the run */
-  { thread, tenantId, requestId }: { thread: ThreadRow | null; tenantId: string; requestId: string | undefined },
+  /** `thread` as read (null when new), the caller's tenant, the request that posts the run, its webhook */
+  { thread, tenantId, requestId, webhook }: { thread: ThreadRow | null; tenantId: string; requestId: string | undefined; webhook?: RunWebhook | undefined },
   /** read with `thread` (null: none), or undefined to read it now */
   checkpoint: Checkpoint | null | undefined,
   /**
@@ -216,7 +222,7 @@ async function begin(
   const resumed = planResume({ threadId, runId, interrupts: fold.interrupts(), tools, now: Date.now() }, newMessagesOf(base, input.messages), input.resume);
   const newMessages = resumed.messages;
   const state = mergeState(snapshot.state, input.state);
-  const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, restore, resumedEvents: resumed.events, newMessages, state, requestId });
+  const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, restore, resumedEvents: resumed.events, newMessages, state, requestId, webhook });
   assertInterruptOrder(batch);
   const stored = await core.store.append(threadId, batch, {
     admit: { agentId: agent.id, tenantId, leaseOwner: core.leaseOwner, ttlMs: core.leaseTtlMs, expectedLastSeq },
@@ -290,6 +296,7 @@ function firstEvents(
     newMessages: readonly Message[];
     state: unknown;
     requestId: string | undefined;
+    webhook?: RunWebhook | undefined;
   },
 ): WorkflowEvent[] {
   const { runId } = input;
@@ -307,6 +314,7 @@ function firstEvents(
       ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),
       ...(plan.requestId !== undefined && { requestId: plan.requestId }),
       ...(agent.foreign && { onLost: agent.foreign.lost }),
+      ...(plan.webhook && { webhook: { url: plan.webhook.url } }),
     },
   });
   if (fork) {
@@ -339,12 +347,19 @@ function firstEvents(
  * only this path reads; an instance that predates the key ignores it.
  */
 const QUEUED_REQUEST_ID = "threadlineRequestId";
+/**
+ * The run's webhook, under a key of its own for the same reason. The outbox statement of a run's
+ * end reads it from the row (sql/webhook-outbox.ts): a queued run's row keeps this input, not
+ * its run.accepted.
+ */
+export const QUEUED_WEBHOOK = "threadlineWebhook";
 
-function queuedInput(input: RunAgentInput, requestId: string | undefined): unknown {
-  return requestId === undefined ? input : { ...input, [QUEUED_REQUEST_ID]: requestId };
+function queuedInput(input: RunAgentInput, requestId: string | undefined, webhook: RunWebhook | undefined): unknown {
+  return { ...input, ...(requestId !== undefined && { [QUEUED_REQUEST_ID]: requestId }), ...(webhook && { [QUEUED_WEBHOOK]: { url: webhook.url } }) };
 }
 
-function queuedInputOf(stored: unknown): { input: RunAgentInput; requestId: string | undefined } {
-  const { [QUEUED_REQUEST_ID]: requestId, ...input } = stored as RunAgentInput & { [QUEUED_REQUEST_ID]?: unknown };
-  return { input, requestId: isRequestId(requestId) ? requestId : undefined };
+function queuedInputOf(stored: unknown): { input: RunAgentInput; requestId: string | undefined; webhook: RunWebhook | undefined } {
+  const { [QUEUED_REQUEST_ID]: requestId, [QUEUED_WEBHOOK]: webhook, ...input } = stored as RunAgentInput & { [QUEUED_REQUEST_ID]?: unknown; [QUEUED_WEBHOOK]?: { url?: unknown } };
+  const url = webhook?.url;
+  return { input, requestId: isRequestId(requestId) ? requestId : undefined, webhook: typeof url === "string" ? { url } : undefined };
 }

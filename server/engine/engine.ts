@@ -22,6 +22,7 @@ import { sweep } from "./recovery.ts";
 import { RunExecutor } from "./run-executor.ts";
 import { EngineClosingError } from "./errors.ts";
 import { NO_OBSERVER, type EngineObserver } from "./observer.ts";
+import { DEFAULT_MEMORY_LIMITS, Memory } from "../memory/memory.ts";
 
 export type { StartedRun, StartRunOptions } from "./admission.ts";
 export { sweepIntervalMs } from "./engine-timers.ts";
@@ -38,6 +39,8 @@ export interface EngineOptions {
   onHandOff?: OnHandOff;
   /** Told of every run's execution, end, queueing and recovery (metrics, traces); default: nobody. */
   observer?: EngineObserver;
+  /** Memory across threads (docs/memory.md), which tools reach as ctx.memory; default: the store's with the default bounds. */
+  memory?: Memory;
 }
 
 /** How long close() waits for the runs it stopped before it frees their leases anyway. */
@@ -76,6 +79,7 @@ export class Engine {
       leaseTtlMs: this.leaseTtlMs,
       onSettled: (threadId) => drainQueue(this.#core, threadId),
       onHandOff: opts.onHandOff,
+      memory: opts.memory ?? new Memory({ store: opts.store.memory, limits: DEFAULT_MEMORY_LIMITS }),
     });
     this.#core = {
       store: opts.store,

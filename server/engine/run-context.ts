@@ -8,6 +8,7 @@ import type { AbortReason } from "./errors.ts";
 import type { Model } from "../models/model.ts";
 import type { RunProbe, TokenTotals } from "./observer.ts";
 import type { RunWriter } from "./run-writer.ts";
+import type { TenantMemory } from "../memory/memory.ts";
 
 export interface IdSource {
   message(): string;
@@ -67,4 +68,6 @@ export interface RunContext {
   probe: RunProbe;
   /** What the model reported this execution used (usage.recorded), summed: the run-end line says it. */
   tokens: TokenTotals;
+  /** The memory of the thread's tenant (docs/memory.md): tools reach it as ctx.memory. */
+  memory: TenantMemory;
 }

@@ -20,6 +20,7 @@ import { endOf, reportRunEnd } from "./run-end.ts";
 import { runForeign, runRemote } from "./foreign/remote-run.ts";
 import { runLoop, type RunOutcome } from "./run-loop.ts";
 import { RunWriter } from "./run-writer.ts";
+import type { Memory } from "../memory/memory.ts";
 
 /** What a run starts from: the parts of its RunContext read from the log or the request. */
 export type ExecuteParams = Pick<RunContext, "threadId" | "tenantId" | "runId" | "agent" | "frontendTools" | "context" | "forwardedProps" | "messages" | "state" | "modelRequests"> & {
@@ -86,6 +87,8 @@ export class RunExecutor {
       leaseTtlMs: number;
       onSettled: (threadId: string) => void | Promise<void>;
       onHandOff?: OnHandOff;
+      /** Memory across threads (docs/memory.md): each run gets its tenant's. */
+      memory: Memory;
     },
   ) {}
 
@@ -287,6 +290,7 @@ export class RunExecutor {
       logger: log,
       probe: local.probe,
       tokens: local.tokens,
+      memory: this.deps.memory.forTenant(p.tenantId),
     };
     let outcome: RunOutcome;
     try {

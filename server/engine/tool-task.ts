@@ -119,6 +119,7 @@ function toolContext(ctx: RunContext, call: ToolCall, trace: InterruptTrace): To
       live();
       return askInterrupt(ctx, call, trace, ask);
     },
+    memory: ctx.memory,
   };
 }
 

@@ -26,6 +26,12 @@ import { SnapshotCache } from "./snapshot-cache.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { connectRoute } from "./routes/connect.ts";
 import { runRoute } from "./routes/run.ts";
+import { runsRoutes } from "./routes/runs.ts";
+import { scheduleRoutes } from "./routes/schedules.ts";
+import type { Schedules } from "../schedules/schedules.ts";
+import { memoryRoutes } from "./routes/memory.ts";
+import type { Memory } from "../memory/memory.ts";
+import { NO_WEBHOOKS, type WebhookSettings } from "../webhooks/settings.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { workspaceRoutes } from "./routes/workspace.ts";
 import { checkOrigin, requireJsonBodies } from "./web.ts";
@@ -57,6 +63,12 @@ export interface RouterDeps {
   snapshots?: SnapshotCache;
   /** False until the store is migrated and the engine runs (Threadline.start()): requests get 503. */
   started?: () => boolean;
+  /** Webhook settings (docs/webhooks.md): what POST threads/:threadId/runs checks a webhook against. Default: none configured. */
+  webhooks?: WebhookSettings;
+  /** Schedules (docs/schedules.md): <mount>/schedules; absent, those routes are not mounted. */
+  schedules?: Schedules;
+  /** Memory across threads (docs/memory.md): <mount>/memory; absent, those routes are not mounted. */
+  memory?: Memory;
 }
 
 /**
@@ -91,8 +103,11 @@ export function createRouter(deps: RouterDeps): Router {
   router.use("/threads/:threadId", validatePathIds("threadId"));
   router.use(agentRoutes(deps));
   router.use(runRoute(deps));
+  router.use(runsRoutes({ ...deps, webhooks: deps.webhooks ?? NO_WEBHOOKS }));
   router.use(connectRoute({ ...deps, snapshots: deps.snapshots ?? new SnapshotCache({ metrics: deps.metrics }) }));
   router.use(threadRoutes(deps));
+  if (deps.schedules) router.use(scheduleRoutes(deps.schedules));
+  if (deps.memory) router.use(memoryRoutes(deps.memory));
   if (deps.workspaces) router.use(workspaceRoutes({ store: deps.store, workspaces: deps.workspaces }));
   // Everything under the mount answers JSON: an unknown path must not fall through to the host
   // app, whose 404 (an HTML page, or its SPA's index.html) an API client cannot read.

@@ -10,6 +10,7 @@ import type { Frame } from "../../protocol/frames.ts";
 import { levelOf } from "../../protocol/versions.ts";
 import type { AgentDefinition } from "../agents/define.ts";
 import type { Engine, StartedRun } from "../engine/engine.ts";
+import type { RunWebhook } from "../engine/admission.ts";
 import { InvalidRequestError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
@@ -34,12 +35,18 @@ type ValidRun = Extract<ParsedRun, { ok: true }>;
  * the engine's refusals (a busy thread, a reused run id, another agent's or another tenant's
  * thread) before anything is streamed, with nothing written.
  */
-export async function admitRun(deps: RunStreamDeps, agent: AgentDefinition, run: ValidRun, tenantId: string, requestId?: string): Promise<StartedRun> {
+export async function admitRun(deps: RunStreamDeps, agent: AgentDefinition, run: ValidRun, tenantId: string, requestId?: string, webhook?: RunWebhook): Promise<StartedRun> {
   // A workingDirectory outside the tenant's part (or on a server that allows none) is refused
   // here, before anything is written, rather than by every tool call of the run.
   const refused = await deps.workspaces?.checkWorkingDirectory(run.input.forwardedProps, tenantId);
   if (refused) throw new InvalidRequestError("INVALID_WORKING_DIRECTORY", refused, [{ path: "/forwardedProps/threadline/workingDirectory", message: refused }]);
-  const started = await deps.engine.startRun(agent, run.input, { doubleTexting: run.options.doubleTexting, tenantId, fork: run.options.fork, ...(requestId !== undefined && { requestId }) });
+  const started = await deps.engine.startRun(agent, run.input, {
+    doubleTexting: run.options.doubleTexting,
+    tenantId,
+    fork: run.options.fork,
+    ...(requestId !== undefined && { requestId }),
+    ...(webhook && { webhook }),
+  });
   deps.metrics?.runsStarted.inc({ agent: agent.id });
   return started;
 }

@@ -11,6 +11,7 @@ import { runIdOf, type StoredEvent, type WorkflowEvent } from "../../protocol/ev
 import { planBatch, type BatchPlan, type PendingAppend } from "./batch.ts";
 import { AdmissionRefusedError, AppendError, DatabaseUnavailableError, LeaseLostError, ThreadNotFoundError } from "./errors.ts";
 import { isTransientError, sqlStateOf, withRetry } from "./retry.ts";
+import { runEndsOf } from "./run-ends.ts";
 import { insertCompacted } from "./sql/compacted.ts";
 import { appendBatch, appendedThreads, insertAdmittedThreads, type AppendedThread } from "./sql/events.ts";
 import type { WriterDeps, WriterOptions } from "./writer.ts";
@@ -76,10 +77,13 @@ async function commit(deps: WriterDeps, opts: WriterOptions, batch: QueuedAppend
     });
   const admitted = insertAdmittedThreads(deps.s, plan);
   const compacted = insertCompacted(deps.s, batch);
+  // The ends' webhook deliveries commit with the ends themselves (docs/webhooks.md).
+  const ends = deps.runEnds ? runEndsOf(batch, plan) : [];
   const statements = [
     ...(admitted ? [admitted] : []),
     appendBatch(deps.s, plan),
     ...(compacted ? [compacted] : []),
+    ...(ends.length > 0 ? [deps.runEnds!(ends)] : []),
     ...(deps.doorbell ? [deps.doorbell(plan.threads.ids)] : []),
   ];
   let written: AppendedThread[];

@@ -22,6 +22,11 @@ import { selectCheckpoint } from "./sql/checkpoints.ts";
 import { readCompacted } from "./sql/compacted.ts";
 import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.ts";
 import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseAllLeases, releaseLease } from "./sql/leases.ts";
+import { selectRunStatus } from "./sql/run-status.ts";
+import { insertWebhookDeliveries } from "./sql/webhook-outbox.ts";
+import { webhookOutbox } from "./webhook-store.ts";
+import { scheduleStore } from "./schedule-store.ts";
+import { memoryStore } from "./memory-store.ts";
 import { countQueuedRuns, insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
 import { deleteThread, insertThread, selectLastSeqs, selectThread, type ThreadKey } from "./sql/threads.ts";
 import { selectThreadPage, updateThreadMeta } from "./sql/thread-listing.ts";
@@ -146,10 +151,12 @@ export function createEventStore(parts: StoreParts): EventStore {
     },
   });
 
+  const webhooks = webhookOutbox(db, s, retry);
   const writer = createWriter(
     {
       db,
       s,
+      runEnds: (ends) => insertWebhookDeliveries(s, ends, webhooks.targets()),
       doorbell: (threadIds) => ringDoorbell(schema.channel, encodeDoorbell(instanceId, threadIds)),
       afterCommit: (committed) => feed.publish(committed),
     },
@@ -261,6 +268,14 @@ export function createEventStore(parts: StoreParts): EventStore {
     },
 
     getRun: (threadId, runId) => readRetry(() => selectRun(db, s, threadId, runId)),
+
+    runStatus: (threadId, runId) => readRetry(() => selectRunStatus(db, s, threadId, runId)),
+
+    webhooks,
+
+    schedules: scheduleStore(db, s, retry, readRetry),
+
+    memory: memoryStore(db, s, retry, readRetry),
 
     async enqueueRun(threadId, runId, input) {
       try {

@@ -7,6 +7,10 @@ import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import type { MergedDelta } from "../../protocol/merged-deltas.ts";
 import type { RunStatus, ThreadStatus } from "../../protocol/lifecycle.ts";
 import type { ThreadMetaChange } from "./sql/thread-listing.ts";
+import type { RunStatusRow } from "./sql/run-status.ts";
+import type { WebhookOutbox } from "./webhook-store.ts";
+import type { ScheduleStore } from "./schedule-store.ts";
+import type { MemoryStore } from "./memory-store.ts";
 
 export type { ThreadMetaChange };
 
@@ -265,6 +269,17 @@ export interface EventStore {
 
   /** A run of a thread; run ids are the client's and unique only within their thread. */
   getRun(threadId: string, runId: string): Promise<RunRow | null>;
+  /**
+   * The newest admission of the client's run `runId` (protocol/run-ids.ts), with its failure and
+   * its webhook delivery: what GET .../runs/:runId answers. Null when the thread has no such run.
+   */
+  runStatus(threadId: string, runId: string): Promise<RunStatusRow | null>;
+  /** The webhook outbox of run ends (docs/webhooks.md), written in the commit of each end. */
+  readonly webhooks: WebhookOutbox;
+  /** Schedules and the ticks they fired (docs/schedules.md). */
+  readonly schedules: ScheduleStore;
+  /** Memory across threads, per tenant (docs/memory.md). */
+  readonly memory: MemoryStore;
   /**
    * Records a run waiting behind the thread's active one (double-texting policy "enqueue").
    * False, writing nothing, when the thread already has a run of that id.

@@ -20,6 +20,7 @@ import { flush, type QueuedAppend } from "./flush.ts";
 import type { RetryOptions } from "./retry.ts";
 import type { Checkpoint, FoldState } from "../../protocol/checkpoint.ts";
 import type { MergedDelta } from "../../protocol/merged-deltas.ts";
+import type { RunEnd } from "./sql/webhook-outbox.ts";
 import type { RunAdmission } from "./types.ts";
 
 export interface WriterOptions {
@@ -58,6 +59,8 @@ export interface WriterDeps {
   s: string;
   /** the last statement of every flush transaction, naming the threads it writes (the doorbell) */
   doorbell?: (threadIds: readonly string[]) => Statement;
+  /** a statement of the flush transaction for the runs the batch ends (the webhook outbox), after the append */
+  runEnds?: (ends: readonly RunEnd[]) => Statement;
   /** runs after commit, with the committed events by thread in seq order (this process's followers) */
   afterCommit: (committed: ReadonlyMap<string, readonly StoredEvent[]>) => void;
 }

@@ -12,6 +12,7 @@ import { admissionContract } from "./contract-admission.ts";
 import { checkpointsContract } from "./contract-checkpoints.ts";
 import { compactedContract } from "./contract-compacted.ts";
 import { logContract } from "./contract-log.ts";
+import { outboxContract } from "./contract-outbox.ts";
 import { threadsContract } from "./contract-threads.ts";
 import { randomSchema } from "./fixtures.ts";
 
@@ -78,6 +79,7 @@ export function storeContract(backend: StoreBackend): void {
 
     logContract(ctx);
     threadsContract(ctx);
+    outboxContract(ctx);
     admissionContract(ctx);
     checkpointsContract(ctx);
     compactedContract(ctx);

@@ -6,7 +6,12 @@
 import { randomUUID } from "node:crypto";
 import type { ToolContext } from "../../server/agents/define.ts";
 
-export function testToolContext(opts: Partial<Pick<ToolContext, "threadId" | "tenantId" | "forwardedProps" | "signal" | "terminal" | "artifact">> = {}): ToolContext {
+/** A tool test that does not give a memory gets one that says so when a tool reaches for it. */
+const noMemory: ToolContext["memory"] = new Proxy({} as ToolContext["memory"], {
+  get: () => () => Promise.reject(new Error("this test gave the tool no memory (testToolContext({ memory }))")),
+});
+
+export function testToolContext(opts: Partial<Pick<ToolContext, "threadId" | "tenantId" | "forwardedProps" | "signal" | "terminal" | "artifact" | "memory">> = {}): ToolContext {
   return {
     threadId: opts.threadId ?? "tool-test",
     tenantId: opts.tenantId ?? "default",
@@ -20,5 +25,6 @@ export function testToolContext(opts: Partial<Pick<ToolContext, "threadId" | "te
     artifact: opts.artifact ?? (async () => {}),
     complete: () => {},
     interrupt: async () => undefined,
+    memory: opts.memory ?? noMemory,
   };
 }

@@ -4,12 +4,13 @@
  * before its trigger. The agents that need no script of their own use the default agent's:
  * agentic chat (change_background), backend tool rendering (get_weather), human in the loop
  * (confirm_action on "delete" / "approve"; the dojo's generate_task_steps has its own script). The
- * coding agent is keyed on write + bash + edit.
+ * coding agent is keyed on write + bash + edit; an agent with memory on the recall tool.
  */
 import type { DemoFixture } from "../fixture.ts";
 import { agenticGenerativeUiFixtures } from "./agentic-generative-ui.ts";
 import { codingFixtures } from "./coding.ts";
 import { humanInTheLoopFixtures } from "./human-in-the-loop.ts";
+import { memoryFixtures } from "./memory.ts";
 import { predictiveStateUpdatesFixtures } from "./predictive-state-updates.ts";
 import { sharedStateFixtures } from "./shared-state.ts";
 import { toolBasedGenerativeUiFixtures } from "./tool-based-generative-ui.ts";
@@ -22,5 +23,6 @@ export function demoAgentFixtures(): DemoFixture[] {
     ...sharedStateFixtures(),
     ...predictiveStateUpdatesFixtures(),
     ...codingFixtures(),
+    ...memoryFixtures(),
   ];
 }
