@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/config.ts";
 import { StartupError } from "../../server/startup-errors.ts";
 import { DataDirInUseError } from "../../server/store/errors.ts";
 import { createPgliteStore } from "../../server/store/pglite.ts";
@@ -134,7 +135,9 @@ describe("one server per DATA_DIR", () => {
   it(
     "the library refuses too: createThreadline({ dataDir }).start() rejects with DATA_DIR_IN_USE",
     async () => {
-      const threadline = createThreadline({ dataDir, logger: pino({ level: "silent" }) });
+      // The configuration of an empty environment: CI's DATABASE_URL would otherwise take this
+      // library start to Postgres (no lock to refuse it, and the default schema left behind).
+      const threadline = createThreadline({ dataDir, config: loadConfig({}), logger: pino({ level: "silent" }) });
       try {
         const err = await threadline.start().then(
           () => undefined,

@@ -2,8 +2,11 @@
  * SQL of a run's status as the background-run API answers it (GET .../runs/:runId): the newest
  * admission of the client's run id (protocol/run-ids.ts: a run resumed under its own id is
  * admitted again as `<id>\u001f2`, ...), its failure if it failed, and its webhook delivery.
- * One statement, all of it on the thread's rows (a router statement on Citus).
+ * One statement, all of it on the thread's rows (a router statement on Citus). The run's last
+ * ending event (protocol/lifecycle.ts's list, passed as a parameter rather than restated) carries
+ * the error or the suspension's reason; a later completion leaves both null.
  */
+import { RUN_ENDING_EVENT_TYPES } from "../../../protocol/lifecycle.ts";
 import { ADMISSION_SEPARATOR } from "../../../protocol/run-ids.ts";
 import { toMs, toMsOrNull, type Queryable } from "../db.ts";
 import type { RunStatus } from "../types.ts";
@@ -54,7 +57,7 @@ export async function selectRunStatus(db: Queryable, s: string, threadId: string
   const { rows } = await db.query<Row>(
     `select r.run_id, r.status, r.created_at, r.updated_at,
             (select jsonb_build_object('error', e.data->'error', 'reason', e.data->'reason') from ${s}.workflow_events e
-             where e.thread_id = r.thread_id and e.run_id = r.run_id and e.type in ('workflow.failed', 'workflow.suspended')
+             where e.thread_id = r.thread_id and e.run_id = r.run_id and e.type = any($4::text[])
              order by e.seq desc limit 1) as ended,
             w.url as w_url, w.attempts as w_attempts, w.delivered_at as w_delivered_at, w.gave_up_at as w_gave_up_at,
             w.next_at as w_next_at, w.last_status as w_last_status, w.last_error as w_last_error
@@ -64,7 +67,7 @@ export async function selectRunStatus(db: Queryable, s: string, threadId: string
        and (r.run_id = $2::text or left(r.run_id, length($2::text) + 1) = $2::text || $3::text)
      order by r.created_at desc, length(r.run_id) desc
      limit 1`,
-    [threadId, wireRunId, ADMISSION_SEPARATOR],
+    [threadId, wireRunId, ADMISSION_SEPARATOR, RUN_ENDING_EVENT_TYPES],
   );
   const row = rows[0];
   if (!row) return null;
