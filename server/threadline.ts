@@ -37,6 +37,7 @@ import type { ApiKey } from "./tenant.ts";
 import { backgroundServices, startBackground, type BackgroundServices } from "./background-services.ts";
 import type { Memory } from "./memory/memory.ts";
 import type { Schedules } from "./schedules/schedules.ts";
+import { Serving } from "./serving.ts";
 
 export type { ThreadlineOptions } from "./options.ts";
 
@@ -107,9 +108,8 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
   const { store, engine, config, logger, metrics } = parts;
   let server: Server | undefined;
   let starting: Promise<void> | undefined;
-  let started = false;
   let closing: Promise<void> | undefined;
-  const handlers = lazyHandlers(parts, opts, () => started);
+  const handlers = lazyHandlers(parts, opts);
 
   const threadline: Threadline = {
     store,
@@ -122,7 +122,7 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
     router: handlers.router,
     copilotkit: handlers.copilotkit,
     agentRunner: (options) =>
-      new ThreadlineAppRunner({ engine, store, logger, metrics, workspaces: parts.workspace.workspaces, started: () => started }, options),
+      new ThreadlineAppRunner({ engine, store, logger, metrics, workspaces: parts.workspace.workspaces, serving: parts.serving }, options),
     health: handlers.health,
     client: handlers.client,
     get app() {
@@ -138,7 +138,7 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
         } catch (err) {
           throw startErrorOf(err, parts.startup);
         }
-        started = true;
+        parts.serving.markStarted();
       })();
       return starting;
     },
@@ -163,6 +163,9 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
       return boundPort;
     },
     close() {
+      // Not ready from this moment (/readyz 503 SERVER_CLOSING): the balancer stops sending
+      // runs while the engine drains the ones here.
+      parts.serving.markDraining();
       closing ??= closeParts(parts, opts, () => server, starting);
       return closing;
     },
@@ -190,6 +193,8 @@ interface Parts {
   listening: { port?: number };
   /** Webhooks, memory and schedules (background-services.ts). */
   background: BackgroundServices;
+  /** Whether this instance serves runs: what the router, the runners and /readyz read (serving.ts). */
+  serving: Serving;
 }
 
 function wire(opts: ThreadlineOptions): Parts {
@@ -244,7 +249,22 @@ function wire(opts: ThreadlineOptions): Parts {
   if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
   const apiKeys = opts.auth ? [] : config.API_KEYS;
   const startup = startupContext(opts, config);
-  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup, listening, background: background.withEngine(engine, workspace.workspaces) };
+  return {
+    config,
+    logger,
+    metrics,
+    store,
+    workspace,
+    agents,
+    engine,
+    edge,
+    apiKeys,
+    closers,
+    startup,
+    listening,
+    background: background.withEngine(engine, workspace.workspaces),
+    serving: new Serving(),
+  };
 }
 
 /** One line naming each agent's model: which model answers is the first thing to check when answers look wrong. */
@@ -281,7 +301,7 @@ function bind(app: Express, port: number, host: string): Promise<Server> {
  * The request handlers, each built on first use and then the same one: an application that
  * mounts only router() never loads CopilotKit's runtime or builds the client app.
  */
-function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean) {
+function lazyHandlers(p: Parts, opts: ThreadlineOptions) {
   const { store, engine, agents, metrics, logger, apiKeys, edge } = p;
   // One per instance: a thread reloaded through both doors at once is encoded once per encoding.
   const snapshots = new SnapshotCache({ metrics });
@@ -300,14 +320,14 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
       logger,
       metrics,
       workspaces: p.workspace.workspaces,
-      auth: Router().use(notStarted(started), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
+      auth: Router().use(notStarted(p.serving), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
       maxBodyBytes: edge.maxBodyBytes,
       snapshots,
     }));
   let app: Express | undefined;
   const handlers = {
     router(): Router {
-      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots, ...p.background });
+      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, serving: p.serving, snapshots, ...p.background });
       return router;
     },
     copilotkit(): RequestHandler {
@@ -319,7 +339,7 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
       if (copilotkitMounted) await loadCopilotkit().ready;
     },
     health(): Router {
-      health ??= operationalRoutes({ store, metrics, apiKeys: p.config.API_KEYS, edge });
+      health ??= operationalRoutes({ store, metrics, serving: p.serving, apiKeys: p.config.API_KEYS, edge });
       return health;
     },
     client(): RequestHandler {

@@ -1,0 +1,77 @@
+/**
+ * A load balancer's readiness probe, as the tests of issue 29 use it: /readyz polled every 50 ms
+ * until its first 200, every answer kept; a demo-model run sent right after; and what every
+ * answer before the first 200 must be (no server yet, or 503 NOT_STARTED with Retry-After).
+ */
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:net";
+import { expect } from "vitest";
+
+/** How often the probe asks, as a strict load balancer would. */
+export const POLL_MS = 50;
+/**
+ * Bound on a child's start, module loading included: a fresh PGlite DATA_DIR took 39 s to
+ * /readyz at load 15 (issue 29). A bound on the test, not on what it checks.
+ */
+export const START_BOUND_MS = 180_000;
+
+/** A port free now, for a child whose /readyz is polled before it logs the port it bound. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface Probe {
+  status: number | "refused";
+  code?: string;
+  retryAfter?: string | null;
+  error?: string;
+}
+
+export async function probe(url: string): Promise<Probe> {
+  try {
+    const res = await fetch(`${url}/readyz`);
+    const body = (await res.json()) as { code?: string; error?: string };
+    return { status: res.status, code: body.code, retryAfter: res.headers.get("retry-after"), error: body.error };
+  } catch {
+    return { status: "refused" };
+  }
+}
+
+/** Polls /readyz every POLL_MS until the first 200 (or `gaveUp` settles); every answer before it. */
+export async function untilReady(url: string, gaveUp: Promise<unknown>): Promise<Probe[]> {
+  const seen: Probe[] = [];
+  let over = false;
+  void gaveUp.finally(() => (over = true));
+  const deadline = performance.now() + START_BOUND_MS;
+  while (!over && performance.now() < deadline) {
+    const p = await probe(url);
+    seen.push(p);
+    if (p.status === 200) return seen;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  throw new Error(`no /readyz 200 within ${START_BOUND_MS} ms; last answers: ${JSON.stringify(seen.slice(-3))}`);
+}
+
+/** A demo-model run on a new thread: its status, and its whole stream when it was accepted. */
+export async function sendRun(runUrl: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(runUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ threadId: `rd-${randomUUID()}`, runId: randomUUID(), messages: [{ id: randomUUID(), role: "user", content: "hello" }], tools: [], context: [], state: {} }),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+/** What every answer before the first 200 must be: no server yet, or 503 NOT_STARTED saying so. */
+export function expectNotStartedBefore(seen: Probe[]): void {
+  for (const p of seen.slice(0, -1)) {
+    if (p.status === "refused") continue;
+    expect(p).toMatchObject({ status: 503, code: "NOT_STARTED", retryAfter: "1" });
+    expect(p.error).toMatch(/^Threadline is starting .*Try again in a moment\.$/);
+  }
+}
+
