@@ -24,6 +24,7 @@ import { Engine } from "./engine/engine.ts";
 import { startRetention } from "./engine/retention.ts";
 import { createApp, type EdgeOptions, edgeOptions, operationalRoutes } from "./http/app.ts";
 import { createRouter, edgeMiddleware, notStarted } from "./http/router.ts";
+import { applyHttpTimeouts, httpTimeouts, type HttpTimeouts } from "./http/server-timeouts.ts";
 import { SnapshotCache } from "./http/snapshot-cache.ts";
 import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
@@ -71,8 +72,9 @@ export interface Threadline {
    */
   agentRunner(options?: AgentRunnerOptions): ThreadlineRunner;
   /**
-   * Liveness (`GET /healthz`), readiness (`GET /readyz`: the database answers and is migrated)
-   * and Prometheus metrics (`GET /metrics`, behind METRICS_TOKEN or the API keys), relative:
+   * Liveness (`GET /healthz`), readiness (`GET /readyz`: 200 only when a run would be accepted,
+   * so 503 NOT_STARTED until start() has finished and SERVER_CLOSING once close() began, and the
+   * database answers and is migrated) and Prometheus metrics (`GET /metrics`, behind METRICS_TOKEN or the API keys), relative:
    * `app.use(threadline.health())` serves them at the root, as the standalone server does.
    */
   health(): Router;
@@ -146,7 +148,7 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
       // The port before the database: a second server started on a port in use stops here,
       // having opened nothing (its PGlite directory may be the first one's, open there).
       // Rejected: binding after start(), which ran migrations and recovery first.
-      const bound = await bind(threadline.app, port, host);
+      const bound = await bind(threadline.app, port, host, httpTimeouts(config.HTTP_KEEP_ALIVE_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS));
       server = bound;
       const address = bound.address();
       const boundPort = typeof address === "object" && address ? address.port : port;
@@ -284,10 +286,13 @@ function startupContext(opts: ThreadlineOptions, config: Config): StartupContext
   return { dataDir: { setting: opts.dataDir !== undefined ? "the `dataDir` option" : "DATA_DIR" } };
 }
 
-/** The standalone app on a bound port; a port in use (or not permitted) is a StartupError. */
-function bind(app: Express, port: number, host: string): Promise<Server> {
+/**
+ * The standalone app on a bound port, with timeouts for a deployment behind a load balancer
+ * (http/server-timeouts.ts); a port in use (or not permitted) is a StartupError.
+ */
+function bind(app: Express, port: number, host: string, timeouts: HttpTimeouts): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer(app);
+    const server = applyHttpTimeouts(createServer(app), timeouts);
     const failed = (err: Error) => reject(listenErrorOf(err, port, host));
     server.once("error", failed);
     server.listen(port, host, () => {
