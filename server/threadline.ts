@@ -74,8 +74,9 @@ export interface Threadline {
   /**
    * Liveness (`GET /healthz`), readiness (`GET /readyz`: 200 only when a run would be accepted,
    * so 503 NOT_STARTED until start() has finished and SERVER_CLOSING once close() began, and the
-   * database answers and is migrated) and Prometheus metrics (`GET /metrics`, behind METRICS_TOKEN or the API keys), relative:
-   * `app.use(threadline.health())` serves them at the root, as the standalone server does.
+   * database answers and is migrated) and Prometheus metrics (`GET /metrics`, behind
+   * METRICS_TOKEN or the API keys), relative: `app.use(threadline.health())` serves them at the
+   * root, as the standalone server does.
    */
   health(): Router;
   /** The bundled client app (client/dist), for `app.use(threadline.client())`. */

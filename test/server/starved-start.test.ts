@@ -50,7 +50,8 @@ async function round(n: number): Promise<Instance[]> {
         return { up: ok, readyMs, runStatus: run.status, ...(!ok && { error: run.text.slice(0, 500) }) };
       } catch (err) {
         const failed = child.lines().find((l) => l.level >= 50);
-        return { up: false, error: failed?.msg ?? (err as Error).message.slice(0, 2000) };
+        const stack = (failed?.err as { stack?: string } | undefined)?.stack;
+        return { up: false, error: failed ? `${failed.msg}${stack ? `\n${stack}` : ""}` : (err as Error).message.slice(0, 2000) };
       } finally {
         await child.kill("SIGTERM");
       }
