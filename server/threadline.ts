@@ -154,6 +154,8 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
       const address = bound.address();
       const boundPort = typeof address === "object" && address ? address.port : port;
       parts.listening.port = boundPort;
+      // What is true now, for an operator watching a slow start: the port answers, not ready yet.
+      logger.info({ port: boundPort }, `port ${boundPort} bound; starting: /readyz answers 503 NOT_STARTED until the start has finished`);
       try {
         await threadline.start();
       } catch (err) {

@@ -17,7 +17,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.ts";
 import { createThreadline } from "../../server/threadline.ts";
 import { spawnMain, type MainProcess } from "../support/main-process.ts";
-import { expectNotStartedBefore, freePort, probe, sendRun, START_BOUND_MS, untilReady } from "../support/readiness-probe.ts";
+import { boundUrl, expectNotStartedBefore, probe, sendRun, START_BOUND_MS, untilReady } from "../support/readiness-probe.ts";
 import { backends, testSchema, type BackendName } from "../support/server.ts";
 
 
@@ -37,10 +37,10 @@ describe.each(backends())("/readyz of the standalone server on %s, polled from p
   it(
     "503 NOT_STARTED until start() finished; the first run after the first 200 is accepted",
     async () => {
-      const port = await freePort();
-      const child = spawnMain({ ...envFor(backend), PORT: String(port), LOG_LEVEL: "info" });
+      const child = spawnMain({ ...envFor(backend), PORT: "0", LOG_LEVEL: "info" });
       children.push(child);
-      const url = `http://127.0.0.1:${port}`;
+      // From the moment its port is bound: before, nothing answers.
+      const url = await boundUrl(child);
       const seen = await untilReady(url, child.exited);
       const run = await sendRun(`${url}/api/agents/default/run`);
       console.log(`${backend}: first 200 after ${seen.length} probes (${seen.filter((p) => p.code === "NOT_STARTED").length} answered 503 NOT_STARTED)`);

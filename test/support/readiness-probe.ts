@@ -4,8 +4,8 @@
  * answer before the first 200 must be (no server yet, or 503 NOT_STARTED with Retry-After).
  */
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { expect } from "vitest";
+import type { MainProcess } from "./main-process.ts";
 
 /** How often the probe asks, as a strict load balancer would. */
 export const POLL_MS = 50;
@@ -15,13 +15,15 @@ export const POLL_MS = 50;
  */
 export const START_BOUND_MS = 180_000;
 
-/** A port free now, for a child whose /readyz is polled before it logs the port it bound. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/**
+ * The URL of a standalone server in a child process, from the line it logs when its port is
+ * bound, before its start (listen() binds first): from then on its /readyz answers. Rejected: a
+ * port picked free beforehand and passed in PORT, which another process on the machine can take
+ * in between (a probe then asks someone else's server).
+ */
+export async function boundUrl(child: MainProcess): Promise<string> {
+  const line = await child.waitForLine((l) => /^port \d+ bound; starting/.test(l.msg), START_BOUND_MS);
+  return `http://127.0.0.1:${line.port as number}`;
 }
 
 export interface Probe {
@@ -70,7 +72,7 @@ export async function sendRun(runUrl: string): Promise<{ status: number; text: s
 export function expectNotStartedBefore(seen: Probe[]): void {
   for (const p of seen.slice(0, -1)) {
     if (p.status === "refused") continue;
-    expect(p).toMatchObject({ status: 503, code: "NOT_STARTED", retryAfter: "1" });
+    expect(p, JSON.stringify(p)).toMatchObject({ status: 503, code: "NOT_STARTED", retryAfter: "1" });
     expect(p.error).toMatch(/^Threadline is starting .*Try again in a moment\.$/);
   }
 }
