@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { DEFAULT_DB_TIMEOUTS, type DbTimeouts } from "./store/postgres.ts";
 import { DEFAULT_RETRY_MAX_MS } from "./store/retry.ts";
+import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from "./http/server-timeouts.ts";
 import { ModelSpecError, parseModelSpec } from "./models/spec.ts";
 import { StartupError } from "./startup-errors.ts";
 import { ApiKeysError, parseApiKeys, type ApiKey } from "./tenant.ts";
@@ -85,6 +86,15 @@ function tenantValues(what: string, problem: (value: string) => string | undefin
 export const ConfigSchema = z.object({
   PORT: intWithDefault(3000),
   HOST: optionalString.transform((v) => v ?? "0.0.0.0"),
+  /**
+   * How long the standalone server keeps an idle kept-alive connection open (Node's
+   * keepAliveTimeout; headersTimeout is 1 s more). Set it above the idle timeout of the load
+   * balancer in front (README "Deploying"), so that the balancer closes first and never sends a
+   * request on a connection the server is closing (http/server-timeouts.ts).
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveIntWithDefault(DEFAULT_KEEP_ALIVE_TIMEOUT_MS),
+  /** How long receiving one whole request may take (Node's requestTimeout; 0: no bound). Responses, SSE streams included, are not under it. */
+  HTTP_REQUEST_TIMEOUT_MS: intWithDefault(DEFAULT_REQUEST_TIMEOUT_MS),
   DATABASE_URL: postgresUrl,
   /**
    * A URL that keeps sessions (the Postgres server, or a session-mode pooler), for the LISTEN of

@@ -30,6 +30,7 @@ export { PREDICT_STATE_INTERVAL_MS } from "./engine/predicted-state.ts";
 export { ConfigError, loadConfig, type Config } from "./config.ts";
 export { StartupError, type StartupErrorCode } from "./startup-errors.ts";
 export { createThreadline, type Threadline } from "./threadline.ts";
+export { applyHttpTimeouts, DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, httpTimeouts, type HttpTimeouts } from "./http/server-timeouts.ts";
 export {
   DEFAULT_DRAIN_TIMEOUT_MS,
   ThreadlineOptionsError,

@@ -24,6 +24,7 @@ import { Engine } from "./engine/engine.ts";
 import { startRetention } from "./engine/retention.ts";
 import { createApp, type EdgeOptions, edgeOptions, operationalRoutes } from "./http/app.ts";
 import { createRouter, edgeMiddleware, notStarted } from "./http/router.ts";
+import { applyHttpTimeouts, httpTimeouts, type HttpTimeouts } from "./http/server-timeouts.ts";
 import { SnapshotCache } from "./http/snapshot-cache.ts";
 import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
@@ -37,6 +38,7 @@ import type { ApiKey } from "./tenant.ts";
 import { backgroundServices, startBackground, type BackgroundServices } from "./background-services.ts";
 import type { Memory } from "./memory/memory.ts";
 import type { Schedules } from "./schedules/schedules.ts";
+import { Serving } from "./serving.ts";
 
 export type { ThreadlineOptions } from "./options.ts";
 
@@ -70,9 +72,11 @@ export interface Threadline {
    */
   agentRunner(options?: AgentRunnerOptions): ThreadlineRunner;
   /**
-   * Liveness (`GET /healthz`), readiness (`GET /readyz`: the database answers and is migrated)
-   * and Prometheus metrics (`GET /metrics`, behind METRICS_TOKEN or the API keys), relative:
-   * `app.use(threadline.health())` serves them at the root, as the standalone server does.
+   * Liveness (`GET /healthz`), readiness (`GET /readyz`: 200 only when a run would be accepted,
+   * so 503 NOT_STARTED until start() has finished and SERVER_CLOSING once close() began, and the
+   * database answers and is migrated) and Prometheus metrics (`GET /metrics`, behind
+   * METRICS_TOKEN or the API keys), relative: `app.use(threadline.health())` serves them at the
+   * root, as the standalone server does.
    */
   health(): Router;
   /** The bundled client app (client/dist), for `app.use(threadline.client())`. */
@@ -107,9 +111,8 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
   const { store, engine, config, logger, metrics } = parts;
   let server: Server | undefined;
   let starting: Promise<void> | undefined;
-  let started = false;
   let closing: Promise<void> | undefined;
-  const handlers = lazyHandlers(parts, opts, () => started);
+  const handlers = lazyHandlers(parts, opts);
 
   const threadline: Threadline = {
     store,
@@ -122,7 +125,7 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
     router: handlers.router,
     copilotkit: handlers.copilotkit,
     agentRunner: (options) =>
-      new ThreadlineAppRunner({ engine, store, logger, metrics, workspaces: parts.workspace.workspaces, started: () => started }, options),
+      new ThreadlineAppRunner({ engine, store, logger, metrics, workspaces: parts.workspace.workspaces, serving: parts.serving }, options),
     health: handlers.health,
     client: handlers.client,
     get app() {
@@ -138,7 +141,7 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
         } catch (err) {
           throw startErrorOf(err, parts.startup);
         }
-        started = true;
+        parts.serving.markStarted();
       })();
       return starting;
     },
@@ -146,11 +149,13 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
       // The port before the database: a second server started on a port in use stops here,
       // having opened nothing (its PGlite directory may be the first one's, open there).
       // Rejected: binding after start(), which ran migrations and recovery first.
-      const bound = await bind(threadline.app, port, host);
+      const bound = await bind(threadline.app, port, host, httpTimeouts(config.HTTP_KEEP_ALIVE_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS));
       server = bound;
       const address = bound.address();
       const boundPort = typeof address === "object" && address ? address.port : port;
       parts.listening.port = boundPort;
+      // What is true now, for an operator watching a slow start: the port answers, not ready yet.
+      logger.info({ port: boundPort }, `port ${boundPort} bound; starting: /readyz answers 503 NOT_STARTED until the start has finished`);
       try {
         await threadline.start();
       } catch (err) {
@@ -163,6 +168,9 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
       return boundPort;
     },
     close() {
+      // Not ready from this moment (/readyz 503 SERVER_CLOSING): the balancer stops sending
+      // runs while the engine drains the ones here.
+      parts.serving.markDraining();
       closing ??= closeParts(parts, opts, () => server, starting);
       return closing;
     },
@@ -190,6 +198,8 @@ interface Parts {
   listening: { port?: number };
   /** Webhooks, memory and schedules (background-services.ts). */
   background: BackgroundServices;
+  /** Whether this instance serves runs: what the router, the runners and /readyz read (serving.ts). */
+  serving: Serving;
 }
 
 function wire(opts: ThreadlineOptions): Parts {
@@ -244,7 +254,22 @@ function wire(opts: ThreadlineOptions): Parts {
   if (opts.auth && config.API_KEYS.length > 0) logger.warn("an auth hook is given: it decides every request's tenant, and API_KEYS is not used");
   const apiKeys = opts.auth ? [] : config.API_KEYS;
   const startup = startupContext(opts, config);
-  return { config, logger, metrics, store, workspace, agents, engine, edge, apiKeys, closers, startup, listening, background: background.withEngine(engine, workspace.workspaces) };
+  return {
+    config,
+    logger,
+    metrics,
+    store,
+    workspace,
+    agents,
+    engine,
+    edge,
+    apiKeys,
+    closers,
+    startup,
+    listening,
+    background: background.withEngine(engine, workspace.workspaces),
+    serving: new Serving(),
+  };
 }
 
 /** One line naming each agent's model: which model answers is the first thing to check when answers look wrong. */
@@ -264,10 +289,13 @@ function startupContext(opts: ThreadlineOptions, config: Config): StartupContext
   return { dataDir: { setting: opts.dataDir !== undefined ? "the `dataDir` option" : "DATA_DIR" } };
 }
 
-/** The standalone app on a bound port; a port in use (or not permitted) is a StartupError. */
-function bind(app: Express, port: number, host: string): Promise<Server> {
+/**
+ * The standalone app on a bound port, with timeouts for a deployment behind a load balancer
+ * (http/server-timeouts.ts); a port in use (or not permitted) is a StartupError.
+ */
+function bind(app: Express, port: number, host: string, timeouts: HttpTimeouts): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer(app);
+    const server = applyHttpTimeouts(createServer(app), timeouts);
     const failed = (err: Error) => reject(listenErrorOf(err, port, host));
     server.once("error", failed);
     server.listen(port, host, () => {
@@ -281,7 +309,7 @@ function bind(app: Express, port: number, host: string): Promise<Server> {
  * The request handlers, each built on first use and then the same one: an application that
  * mounts only router() never loads CopilotKit's runtime or builds the client app.
  */
-function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean) {
+function lazyHandlers(p: Parts, opts: ThreadlineOptions) {
   const { store, engine, agents, metrics, logger, apiKeys, edge } = p;
   // One per instance: a thread reloaded through both doors at once is encoded once per encoding.
   const snapshots = new SnapshotCache({ metrics });
@@ -300,14 +328,14 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
       logger,
       metrics,
       workspaces: p.workspace.workspaces,
-      auth: Router().use(notStarted(started), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
+      auth: Router().use(notStarted(p.serving), edgeMiddleware({ apiKeys, auth: opts.auth, edge })),
       maxBodyBytes: edge.maxBodyBytes,
       snapshots,
     }));
   let app: Express | undefined;
   const handlers = {
     router(): Router {
-      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, started, snapshots, ...p.background });
+      router ??= createRouter({ store, engine, agents, metrics, logger, apiKeys, auth: opts.auth, edge, workspaces: p.workspace.workspaces, serving: p.serving, snapshots, ...p.background });
       return router;
     },
     copilotkit(): RequestHandler {
@@ -319,7 +347,7 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions, started: () => boolean)
       if (copilotkitMounted) await loadCopilotkit().ready;
     },
     health(): Router {
-      health ??= operationalRoutes({ store, metrics, apiKeys: p.config.API_KEYS, edge });
+      health ??= operationalRoutes({ store, metrics, serving: p.serving, apiKeys: p.config.API_KEYS, edge });
       return health;
     },
     client(): RequestHandler {

@@ -31,7 +31,8 @@ import { isActive } from "../../protocol/status.ts";
 import { type AgentDefinition, defineAgent } from "../agents/define.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { ForeignCodes } from "../engine/foreign/ingest.ts";
-import { ConflictError, InvalidRequestError, ServiceUnavailableError } from "../errors.ts";
+import { ConflictError, InvalidRequestError } from "../errors.ts";
+import { notStartedError, type Serving } from "../serving.ts";
 import { connectFrames } from "../http/connect-stream.ts";
 import { parseRunRequest } from "../http/run-input.ts";
 import { admitRun, runFrames } from "../http/run-stream.ts";
@@ -64,8 +65,8 @@ export interface AppRunnerDeps {
   logger: Logger;
   metrics?: Metrics;
   workspaces?: Workspaces;
-  /** False until threadline.start() has finished: runs are refused (503 NOT_STARTED) before. */
-  started: () => boolean;
+  /** Until threadline.start() has finished, runs are refused (503 NOT_STARTED). */
+  serving: Serving;
 }
 
 export class ThreadlineAppRunner implements ThreadlineRunner {
@@ -94,7 +95,7 @@ export class ThreadlineAppRunner implements ThreadlineRunner {
     const app = agent as RunnableAgent & { agentId?: string; headers?: Record<string, string> };
     const headers = lowerCased(app.headers ?? {});
     return this.#stream(async (signal) => {
-      if (!this.#deps.started()) throw notStarted();
+      if (!this.#deps.serving.started) throw notStartedError();
       const agentId = app.agentId ?? "";
       const tenantId = await this.#tenantOf({ threadId, ...(agentId !== "" && { agentId }), headers });
       // The runtime's parse is an older schema's; the run route's rules apply (ids, the options).
@@ -200,10 +201,6 @@ export function runtimeAgent(agentId: string, agent: RunnableAgent): AgentDefini
     ...base,
     foreign: { events: (input, signal) => agentEvents(agent, input, signal, RUNNER_CODES), codes: RUNNER_CODES, lost: RUNNER_RUN_LOST },
   };
-}
-
-function notStarted(): ServiceUnavailableError {
-  return new ServiceUnavailableError("NOT_STARTED", "Threadline is starting (or was never started: the application must `await threadline.start()`). Try again in a moment.", 1);
 }
 
 function checkTenant(tenant: string): void {

@@ -9,6 +9,7 @@ import type { Config } from "../config.ts";
 import { DEFAULT_API_BASE } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
+import type { Serving } from "../serving.ts";
 import type { ApiKey } from "../tenant.ts";
 import { requireMetricsToken } from "./auth.ts";
 import { errorHandler } from "./errors.ts";
@@ -25,6 +26,8 @@ const COPILOTKIT_MOUNT_PATH = `${API_BASE_PATH}/copilotkit`;
 export interface OperationalDeps {
   store: EventStore;
   metrics: Metrics;
+  /** Whether this instance serves runs (start() finished, close() not begun): /readyz reads it. */
+  serving: Serving;
   /** Guards /metrics when no METRICS_TOKEN is set (edge.metricsToken). */
   apiKeys: readonly ApiKey[];
   edge?: EdgeOptions;

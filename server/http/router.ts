@@ -12,7 +12,7 @@ import express, { Router, type RequestHandler } from "express";
 import type { Logger } from "pino";
 import type { AgentRegistry } from "../agents/define.ts";
 import type { Engine } from "../engine/engine.ts";
-import { ServiceUnavailableError } from "../errors.ts";
+import { notStartedError, type Serving } from "../serving.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ApiKey } from "../tenant.ts";
@@ -61,8 +61,8 @@ export interface RouterDeps {
   edge?: EdgeOptions;
   /** Reload snapshots shared by the streams sending them; one per instance (the CopilotKit runner shares it). Default: the router's own. */
   snapshots?: SnapshotCache;
-  /** False until the store is migrated and the engine runs (Threadline.start()): requests get 503. */
-  started?: () => boolean;
+  /** Until the store is migrated and the engine runs (Threadline.start()), requests get 503 NOT_STARTED. */
+  serving?: Serving;
   /** Webhook settings (docs/webhooks.md): what POST threads/:threadId/runs checks a webhook against. Default: none configured. */
   webhooks?: WebhookSettings;
   /** Schedules (docs/schedules.md): <mount>/schedules; absent, those routes are not mounted. */
@@ -86,18 +86,18 @@ export function edgeMiddleware(deps: Pick<RouterDeps, "apiKeys" | "auth" | "edge
   ];
 }
 
-/** 503 until the store is migrated and the engine runs (Threadline.start()). */
-export function notStarted(started: () => boolean): RequestHandler {
+/** 503 NOT_STARTED until the store is migrated and the engine runs (Threadline.start()). */
+export function notStarted(serving: Serving): RequestHandler {
   return (_req, _res, next) => {
-    if (started()) return next();
-    next(new ServiceUnavailableError("NOT_STARTED", "Threadline is starting (or was never started: the application must `await threadline.start()`). Try again in a moment.", 1));
+    if (serving.started) return next();
+    next(notStartedError());
   };
 }
 
 export function createRouter(deps: RouterDeps): Router {
   const router = Router();
   router.use(requestContext(deps));
-  if (deps.started) router.use(notStarted(deps.started));
+  if (deps.serving) router.use(notStarted(deps.serving));
   router.use(edgeMiddleware(deps));
   router.use("/agents/:agentId", validatePathIds("agentId"));
   router.use("/threads/:threadId", validatePathIds("threadId"));

@@ -4,7 +4,9 @@
  * statement claims its row in `migrations` (graphile-worker's scheme). Any number of processes
  * may migrate at once: a loser waits on the winner's row and then finds it applied. A migration
  * that declares itself long (migration-plan.ts) runs on connections of its own instead
- * (long-migration.ts).
+ * (long-migration.ts). Migrations run with bounds of their own, not a request's, and a transient
+ * loss rolls the migration back and tries it again (migration-bounds.ts, isMigrationRetryable):
+ * a starved CPU makes a migration slow, and slow is not dead.
  *
  * The scripts come from migrations.generated.ts (`npm run gen:migrations`), not from reading
  * ./migrations at run time: the package then runs from dist/ or from a user's bundle, where that
@@ -17,11 +19,12 @@
  * fails (SchemaTooNewError: /readyz 503) and the load balancer stops sending this instance work.
  */
 import type { Db } from "./db.ts";
-import { coerceError, DatabaseUnavailableError, SchemaTooNewError, StoreNotReadyError } from "./errors.ts";
+import { CommitOutcomeUnknownError, coerceError, DatabaseUnavailableError, SchemaTooNewError, StoreNotReadyError } from "./errors.ts";
 import { applyOutsideTransaction, applyWithoutTimeout, NoMigrationSessionError, type LongMigrationDb } from "./long-migration.ts";
 import { migrationFile, planMigrations, type Migration, type PlannedMigration } from "./migration-plan.ts";
 import { MIGRATIONS } from "./migrations.generated.ts";
-import { withRetry } from "./retry.ts";
+import { MIGRATION_RETRY } from "./migration-bounds.ts";
+import { isTransientError, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { bootstrapMigrations, claimMigration, selectAppliedMigrations, selectSchemaWindow } from "./sql/migrations.ts";
 
@@ -45,20 +48,39 @@ export interface MigrateOptions {
   long?: LongMigrationDb;
   /** the migrations to apply (default: this release's); a test stands for another release with its own list */
   migrations?: readonly Migration[];
+  /** the retries of a transient loss (default MIGRATION_RETRY, migration-bounds.ts); a test shortens them */
+  retry?: Omit<RetryOptions, "retryIf">;
+}
+
+/**
+ * Whether a failed migration attempt is tried again: a transient loss (retry.ts: the connection
+ * reset or ended by the server, 57P01, 25P03, a deadlock or serialization failure, a lock wait
+ * that gave up), and a COMMIT whose answer was lost. That one is unknown to every other caller
+ * (CommitOutcomeUnknownError, never retried), but not to a migration: its next attempt begins
+ * with the claim of its row (claimMigration; isMigrationApplied outside a transaction), which
+ * reads whether the lost COMMIT applied it, in the statement that takes the row: applied, the
+ * attempt does nothing; not, it runs the migration again, whose first run rolled back entirely.
+ */
+export function isMigrationRetryable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof CommitOutcomeUnknownError) return true;
+  }
+  return isTransientError(err);
 }
 
 export async function migrate(db: Db, schema: SchemaNames, opts: MigrateOptions = {}): Promise<void> {
   const migrations = opts.migrations ? planMigrations(opts.migrations) : loadMigrations();
-  await withRetry(() => db.transaction((tx) => bootstrapMigrations(tx, schema.ident, schema.name)));
+  const retry: RetryOptions = { ...MIGRATION_RETRY, ...opts.retry, retryIf: isMigrationRetryable };
+  await withRetry(() => db.transaction((tx) => bootstrapMigrations(tx, schema.ident, schema.name)), retry);
   // Committed rows are applied for good: skipping them spares a transaction (or a session of its
   // own) per migration at every start. A migration in flight elsewhere is not among them; its
   // claim (or the migration lock) waits for it.
-  const applied = await withRetry(() => selectAppliedMigrations(db, schema.ident));
+  const applied = await withRetry(() => selectAppliedMigrations(db, schema.ident), retry);
   for (const m of migrations) {
     if (applied.has(m.id)) continue;
     const script = m.sql.replaceAll(":THREADLINE_SCHEMA", schema.ident);
     try {
-      await withRetry(() => apply(db, opts.long, schema, m, script));
+      await withRetry(() => apply(db, opts.long, schema, m, script), retry);
     } catch (err) {
       if (err instanceof NoMigrationSessionError) {
         throw new Error(
@@ -67,7 +89,9 @@ export async function migrate(db: Db, schema: SchemaNames, opts: MigrateOptions 
           { cause: err },
         );
       }
-      const undone = m.transaction
+      const undone = isMigrationRetryable(err)
+        ? `after ${Math.round((retry.maxElapsedMs ?? 0) / 1000)} s of retries (the next start reads whether its last attempt applied it and goes on from there)`
+        : m.transaction
         ? "and was rolled back"
         : "outside a transaction: what its statements did before the failure stays, and the next start runs it again from its first statement";
       throw new Error(`Migration ${migrationFile(m)} failed on schema ${schema.name} ${undone}: ${coerceError(err).message}`, { cause: err });

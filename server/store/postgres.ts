@@ -13,12 +13,14 @@
  */
 import pg from "pg";
 import type { Db, Row } from "./db.ts";
+import type { TxBounds } from "./bounds.ts";
 import { EFFECTIVE_BOUNDS_SQL } from "./bounds.ts";
 import { createPgListener, untilAborted, type DoorbellListener } from "./listener.ts";
 import { createPollingDoorbell, POLL_DOORBELL_INTERVAL_MS } from "./poll-doorbell.ts";
 import type { LongMigrationDb } from "./long-migration.ts";
 import { connectionConfig, DEFAULT_DB_TIMEOUTS, txBounds, type DbTimeouts } from "./pg-connections.ts";
 import { pgLongMigrations, poolLongMigrations } from "./pg-long-migrations.ts";
+import { MIGRATION_STATEMENT_MS, migrationBounds } from "./migration-bounds.ts";
 import type { PoolModeSetting } from "./pool-mode.ts";
 import { type OnWait, poolDb } from "./pool-db.ts";
 import { preparedNames } from "./prepared.ts";
@@ -86,10 +88,21 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
     max: 1,
     pipeline: true,
   } as pg.PoolConfig);
+  // Migrations: one connection, with the migration bounds (migration-bounds.ts) and a client
+  // query timeout past their statement bound. Rejected: the main pool, whose clients give up
+  // DB_STATEMENT_TIMEOUT_MS + 1 s into a statement and whose transactions carry the request
+  // bounds (5 s idle in transaction), which ended a migration starved between two statements.
+  // One connection: migrations run one after another; idle, it closes after pg's idle timeout.
+  const migrationPool = new pg.Pool({
+    ...connectionConfig(opts.connectionString, `${appName}:migrate`, { ...timeouts, statementMs: MIGRATION_STATEMENT_MS }),
+    max: 1,
+    pipeline: true,
+  } as pg.PoolConfig);
   // An idle client whose connection dies emits here; without a listener it would crash the process.
   pool.on("error", (err) => onError(err));
   leasePool.on("error", (err) => onError(err));
   writerPool.on("error", (err) => onError(err));
+  migrationPool.on("error", (err) => onError(err));
   const names = new Map<pg.Pool, PoolName>([[pool, "main"], [leasePool, "lease"], [writerPool, "writer"]]);
   const onWait = waitReporter(opts, (p) => names.get(p) ?? "main");
   const listenName = `${appName}:listen:${schema.name}`;
@@ -99,9 +112,11 @@ export function createPostgresStore(opts: PostgresStoreOptions): EventStore {
   const prepared = preparedNames(keepsPrepared(sessions));
   const db = poolDb(pool, writerPool, mainBounds, onWait, prepared);
   const leaseDb = poolDb(leasePool, leasePool, leaseBounds, onWait, prepared);
+  const migrationDb = poolDb(migrationPool, migrationPool, migrationBounds(timeouts.tcpMs));
   return postgresStore(opts, schema, {
     db,
     leaseDb,
+    migrationDb,
     open: () => firstConnection(pool),
     readWaitMs: timeouts.connectMs,
     long: storeLongMigrations(opts, timeouts, sessions),
@@ -165,7 +180,7 @@ async function effectiveBounds(db: Db): Promise<Record<string, string>> {
  * Long migrations (pg-long-migrations.ts) on the store's URLs: a transaction on the main URL, a
  * session where the plan finds one, each on a client of its own without a client-side timeout.
  */
-export function storeLongMigrations(opts: PostgresStoreOptions, timeouts: DbTimeouts, sessions: SessionPlanner): LongMigrationDb {
+export function storeLongMigrations(opts: PostgresStoreOptions, timeouts: DbTimeouts, sessions: SessionPlanner, bounds: TxBounds = migrationBounds(timeouts.tcpMs)): LongMigrationDb {
   return pgLongMigrations({
     connectionString: opts.connectionString,
     client: (url) => ({ ...connectionConfig(url, `${opts.applicationName ?? "threadline"}:migrate`, timeouts), query_timeout: undefined }),
@@ -173,7 +188,9 @@ export function storeLongMigrations(opts: PostgresStoreOptions, timeouts: DbTime
       const plan = await sessions.get();
       return plan.sessionUrl ? { url: plan.sessionUrl } : { none: plan.noSession ?? "there is no session to be had." };
     },
-    bounds: txBounds(timeouts, timeouts.lockMs),
+    // A migration's bounds, not a request's (migration-bounds.ts); statement_timeout is then
+    // dropped or kept as the migration declares.
+    bounds,
   });
 }
 
@@ -205,6 +222,7 @@ function postgresStore(
   conn: {
     db: Db;
     leaseDb?: Db;
+    migrationDb?: Db;
     readWaitMs: number;
     long: LongMigrationDb;
     listener: (handlers: DoorbellHandlers) => DoorbellListener;
@@ -217,6 +235,7 @@ function postgresStore(
     kind: "postgres",
     db: opts.instrument ? opts.instrument(conn.db) : conn.db,
     ...(conn.leaseDb && { leaseDb: conn.leaseDb }),
+    ...(conn.migrationDb && { migrationDb: conn.migrationDb }),
     readWaitMs: conn.readWaitMs,
     long: conn.long,
     schema,

@@ -109,6 +109,8 @@ export interface RetryOptions {
   baseDelayMs?: number;
   /** cap on one delay (default 1000 ms) */
   maxDelayMs?: number;
+  /** which failures are tried again (default isTransientError); a migration adds a lost COMMIT (migrate.ts) */
+  retryIf?: (err: unknown) => boolean;
 }
 
 export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
@@ -116,11 +118,12 @@ export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions = {}
   const deadline = performance.now() + (opts.maxElapsedMs ?? DEFAULT_RETRY_MAX_MS);
   const base = opts.baseDelayMs ?? 10;
   const max = opts.maxDelayMs ?? 1000;
+  const retryable = opts.retryIf ?? isTransientError;
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
-      if (attempt >= attempts || !isTransientError(err)) throw err;
+      if (attempt >= attempts || !retryable(err)) throw err;
       // "Full jitter": a random delay up to the exponential bound, so that writers that failed
       // together (a deadlock, a failover) do not retry together. The sleep never passes the
       // deadline; once there, the error stands.

@@ -68,6 +68,8 @@ export interface StoreParts {
   db: Db;
   /** where the lease statements run (default: db); Postgres gives them a pool of their own */
   leaseDb?: Db;
+  /** where migrations run (default: db); Postgres gives them a connection with the migration bounds (migration-bounds.ts) */
+  migrationDb?: Db;
   schema: SchemaNames;
   listener: (handlers: DoorbellHandlers) => DoorbellListener;
   writer?: WriterOptions;
@@ -109,6 +111,7 @@ export function createEventStore(parts: StoreParts): EventStore {
   // Every statement of the store, the writer's and the leases' included, passes the one guard.
   const db = guardDb(parts.db);
   const leaseDb = parts.leaseDb ? guardDb(parts.leaseDb) : db;
+  const migrationDb = parts.migrationDb ? guardDb(parts.migrationDb) : db;
   const s = schema.ident;
   const instanceId = randomUUID();
   const feed = new LiveFeed();
@@ -179,7 +182,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       await parts.open?.().catch((err: unknown) => {
         throw classifyDbError(err);
       });
-      await migrate(db, schema, { long: parts.long });
+      await migrate(migrationDb, schema, { long: parts.long });
     },
 
     async ensureThread(threadId, agentId, tenantId = DEFAULT_TENANT) {
@@ -315,6 +318,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       await listener.close();
       await db.close();
       if (leaseDb !== db) await leaseDb.close();
+      if (migrationDb !== db) await migrationDb.close();
     },
   };
 }

@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { migrate, type Migration } from "../../server/store/migrate.ts";
 import { pgliteDb, pgliteLongMigrations } from "../../server/store/pglite.ts";
 import { connectionConfig, DEFAULT_DB_TIMEOUTS, storeLongMigrations, type DbTimeouts } from "../../server/store/postgres.ts";
-import { txBounds } from "../../server/store/pg-connections.ts";
+import { migrationBounds } from "../../server/store/migration-bounds.ts";
 import { poolDb } from "../../server/store/pool-db.ts";
 import { schemaNames } from "../../server/store/schema.ts";
 import { sessionPlanner } from "../../server/store/session-plan.ts";
@@ -65,10 +65,12 @@ function pgMigrator(opts: { url: string; timeouts?: Partial<DbTimeouts>; directU
   const name = opts.name ?? "tl-test-migrate";
   const pool = new pg.Pool({ ...connectionConfig(opts.url, name, timeouts), max: 2, pipeline: true } as pg.PoolConfig);
   pool.on("error", () => {});
-  const db = poolDb(pool, pool, txBounds(timeouts, timeouts.lockMs));
+  // The migration bounds, with the statement bound of `timeouts` (a test shortens it).
+  const bounds = { ...migrationBounds(timeouts.tcpMs), statementMs: timeouts.statementMs };
+  const db = poolDb(pool, pool, bounds);
   const storeOpts = { connectionString: opts.url, directConnectionString: opts.directUrl, applicationName: name };
   const sessions = sessionPlanner(storeOpts, timeouts, `${name}:probe`);
-  const long = storeLongMigrations(storeOpts, timeouts, sessions);
+  const long = storeLongMigrations(storeOpts, timeouts, sessions, bounds);
   return {
     /** application_name of its long-migration connections */
     appName: `${name}:migrate`,

@@ -1,8 +1,13 @@
-/** Liveness, readiness (the database answers and is migrated) and Prometheus metrics. */
+/**
+ * Liveness, readiness and Prometheus metrics. Ready means a run sent now would be accepted:
+ * start() has finished and close() has not begun (serving.ts, the one owner of that), and the
+ * database answers and is migrated.
+ */
 import { Router } from "express";
 import type { Metrics } from "../../metrics.ts";
 import { DatabaseUnavailableError, SchemaTooNewError, StoreError, StoreNotReadyError } from "../../store/errors.ts";
 import type { EventStore } from "../../store/types.ts";
+import type { Serving } from "../../serving.ts";
 import { DATABASE_RETRY_AFTER_SECONDS } from "../errors.ts";
 
 /**
@@ -67,13 +72,21 @@ function notReady(err: unknown): { cause: "database"; code: string; error: strin
   };
 }
 
-export function healthRoutes({ store, metrics }: { store: EventStore; metrics: Metrics }): Router {
+export function healthRoutes({ store, metrics, serving }: { store: EventStore; metrics: Metrics; serving: Serving }): Router {
   const router = Router();
   const ping = pinger(store, READY_TIMEOUT_MS);
   router.get("/healthz", (_req, res) => {
     res.json({ ok: true });
   });
   router.get("/readyz", async (_req, res) => {
+    // The life cycle first, without a round trip: a starting or draining instance is not ready
+    // whatever the database says, and says why with the code a run would get.
+    const refused = serving.refusal();
+    if (refused) {
+      res.setHeader("Retry-After", String(refused.retryAfterSeconds));
+      res.status(503).json({ ok: false, store: store.kind, cause: serving.phase, code: refused.code, error: refused.message });
+      return;
+    }
     try {
       await ping();
       res.json({ ok: true, store: store.kind });
