@@ -77,6 +77,17 @@ export function isConnectionFailure(err: unknown): boolean {
   return typeof message === "string" && CONNECTION_MESSAGES.some((re) => re.test(message));
 }
 
+/**
+ * Whether a connection could not be opened in time (pg's connect bound: the pool's "timeout
+ * exceeded when trying to connect", the client's "connection timeout" or "timeout expired"), as
+ * opposed to refused: the database may only be slow to accept, fork and authenticate, which a
+ * starved machine makes it.
+ */
+export function isConnectTimeout(err: unknown): boolean {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === "string" && /timeout exceeded when trying to connect|connection timeout|timeout expired/i.test(message);
+}
+
 /** The SQLSTATE of a database error, if the server sent one. */
 export function sqlStateOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
