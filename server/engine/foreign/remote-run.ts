@@ -9,6 +9,7 @@ import type { RemoteEndpoint } from "../../agents/remote-endpoint.ts";
 import { RunAborted, RunFailure } from "../errors.ts";
 import type { RunContext } from "../run-context.ts";
 import { type RunOutcome, unresolvedToolCalls } from "../run-loop.ts";
+import { DEFAULT_FOREIGN_BOUNDS } from "./bounds.ts";
 import { type ForeignCodes, ingestForeignRun, REMOTE_CODES } from "./ingest.ts";
 import type { ForeignEvents } from "./source.ts";
 import { remoteEvents } from "./remote-stream.ts";
@@ -22,7 +23,7 @@ export async function runForeign(ctx: RunContext, events: ForeignEvents, codes: 
   try {
     if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
     const input = remoteInput(ctx);
-    const end = await ingestForeignRun(ctx, events(input, ctx.signal), codes);
+    const end = await ingestForeignRun(ctx, events(input, ctx.signal, ctx.foreignBounds ?? DEFAULT_FOREIGN_BOUNDS), codes);
     await ctx.writer.flush();
     if (end.kind === "interrupted") return await waitFor(ctx, end.interrupts, end.added, codes);
     ctx.messages.push(...end.added);
