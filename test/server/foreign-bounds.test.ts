@@ -140,7 +140,7 @@ describe.each(backends())("foreign output bounds on %s", (backend) => {
     const ends = terminals(await hostile.done);
     expect(ends).toHaveLength(1);
     expect(ends[0]!.event).toMatchObject({ type: "RUN_ERROR", code: "REMOTE_OUTPUT_TOO_LARGE" });
-    expect((ends[0]!.event as { message: string }).message).toContain(variable);
+    expect((ends[0]!.event as unknown as { message: string }).message).toContain(variable);
 
     releasePolite();
     const politeEnds = terminals(await polite.done);

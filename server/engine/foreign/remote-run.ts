@@ -76,10 +76,16 @@ export function remoteInput(ctx: RunContext): RunAgentInput {
 async function waitFor(ctx: RunContext, interrupts: Interrupt[], added: Message[], codes: ForeignCodes): Promise<RunOutcome> {
   if (interrupts.length === 0) throw new RunFailure(codes.malformed, `${codes.name} ended its run with an interrupt outcome that names no interrupt. Fix the agent, then send your message again.`);
   const parent = [...added].reverse().find((m) => m.role === "assistant")?.id ?? ctx.messages.findLast((m) => m.role === "assistant")?.id;
+  // Every id checked before any is written: an outcome that fails on its second interrupt must
+  // not leave its first asked (pendingInterrupts) on a thread whose run failed.
+  const ids = new Set<string>();
   for (const i of interrupts) {
-    if (ctx.interrupts.has(i.id)) {
+    if (ctx.interrupts.has(i.id) || ids.has(i.id)) {
       throw new RunFailure(codes.malformed, `${codes.name} asked interrupt "${i.id}" again; every interrupt needs a new id. Fix the agent, then send your message again.`);
     }
+    ids.add(i.id);
+  }
+  for (const i of interrupts) {
     const toolCallId = i.toolCallId ?? i.id;
     ctx.writer.emit({
       type: "interrupt.requested",

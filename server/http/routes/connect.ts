@@ -3,7 +3,8 @@
  *
  * With a cursor (`Last-Event-ID`, or `lastSeenEventId` in the body): exactly the frames after
  * it, as a client that never left received them, then the active run live until its terminal
- * frame. Without one (a page reload): the conversation as a snapshot (a synthetic run carrying
+ * frame. A cursor past the end of the thread's log is 409 CURSOR_AHEAD with the thread's last id
+ * (cursor.ts), never an empty stream. Without one (a page reload): the conversation as a snapshot (a synthetic run carrying
  * MESSAGES_SNAPSHOT and STATE_SNAPSHOT), then the active run from its start, so the browser
  * shows the conversation at once and re-attaches to the streaming answer.
  *
@@ -27,6 +28,7 @@ import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
 import { connectFrames, isSnapshotReload, REPLAY_FORMS, sendSharedReload } from "../connect-stream.ts";
+import { cursorAhead } from "../cursor.ts";
 import { sendError, zodIssues } from "../errors.ts";
 import type { SnapshotCache } from "../snapshot-cache.ts";
 import { SseResponse } from "../sse-response.ts";
@@ -87,6 +89,10 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
     if (thread && thread.agentId !== agentId) {
       return sendError(res, 409, "THREAD_AGENT_MISMATCH", `Thread ${threadId} belongs to agent "${thread.agentId}"; connect through ${req.baseUrl}/agents/${thread.agentId}/connect.`);
     }
+    // A cursor past the log's end (an unknown thread's log is empty): 409, not an empty stream
+    // the client would take for "up to date".
+    const ahead = cursor && cursorAhead(threadId, cursor.seq, thread?.lastSeq ?? 0, "The cursor");
+    if (ahead) throw ahead;
 
     sse.open();
     try {
