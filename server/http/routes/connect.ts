@@ -16,6 +16,9 @@
  * The response always ends once nothing runs: CopilotKit shows a thread as running for as
  * long as its connect stream is open.
  *
+ * The stream opens with its first frame: a read that fails before it answers with the error (503
+ * with its reason), so an existing thread never gets the empty 200 of an unknown one.
+ *
  * A reload of a thread where nothing runs sends the snapshot alone: its bytes come from the
  * shared cache (snapshot-cache.ts), so ten clients reloading a long thread hold one copy of it.
  */
@@ -30,7 +33,7 @@ import { callerTenant } from "../auth.ts";
 import { connectFrames, isSnapshotReload, REPLAY_FORMS, sendSharedReload } from "../connect-stream.ts";
 import { cursorAhead } from "../cursor.ts";
 import { sendError, zodIssues } from "../errors.ts";
-import type { SnapshotCache } from "../snapshot-cache.ts";
+import type { EncodedFrames, SnapshotCache } from "../snapshot-cache.ts";
 import { SseResponse } from "../sse-response.ts";
 
 /**
@@ -94,16 +97,45 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
     const ahead = cursor && cursorAhead(threadId, cursor.seq, thread?.lastSeq ?? 0, "The cursor");
     if (ahead) throw ahead;
 
-    sse.open();
+    // The stream opens with its first bytes, not before: a read that fails before them (the
+    // checkpoint, the first page) is answered as an error that says why (503 with the reason,
+    // through the error handler), never as a 200 with an empty body, which is what a client is
+    // told of a thread that does not exist. Rejected: opening first, so that a proxy sees bytes
+    // sooner; the first page is one bounded read (store.readPage), the keep-alive follows it.
+    let failed = true;
+    let opened = false;
+    const open = () => {
+      if (!opened) sse.open();
+      opened = true;
+    };
+    const stream = {
+      format: sse.format,
+      writeEncoded: async (encoded: EncodedFrames) => {
+        open();
+        await sse.writeEncoded(encoded);
+      },
+    };
     try {
-      if (!thread || sse.signal.aborted) return; // nothing is built or read for a client gone
-      if (isSnapshotReload(thread, cursor)) return await sendSharedReload({ store, metrics, snapshots }, thread, sse, sse.format, reader);
+      if (!thread || sse.signal.aborted) {
+        failed = false;
+        return; // nothing is built or read for a client gone, or a thread unknown
+      }
+      if (isSnapshotReload(thread, cursor)) {
+        await sendSharedReload({ store, metrics, snapshots }, thread, stream, sse.format, reader);
+        failed = false;
+        return;
+      }
       for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal, reader, query.data.replay)) {
+        open();
         await sse.write(frame);
         if (sse.signal.aborted) break;
       }
+      failed = false;
     } finally {
-      sse.end();
+      // A stream that opened and then failed ends there (the client reconnects with its cursor);
+      // one that never opened leaves the answer to the error handler.
+      if (!failed) open();
+      if (opened) sse.end();
     }
   });
   return router;

@@ -169,9 +169,10 @@ function threadEvents({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
     const ahead = cursorAhead(threadId, wantsSse(req) ? after : q.data.after, thread.lastSeq, lastEventId && wantsSse(req) ? "Last-Event-ID" : "?after=");
     if (ahead) throw ahead;
     if (!wantsSse(req)) {
-      const events = await store.read(threadId, { after: q.data.after, limit: q.data.limit });
+      // At most `limit` events and a page's bytes (store.readPage): `next` whenever it stopped short of the end.
+      const { events, more } = await store.readPage(threadId, { after: q.data.after, limit: q.data.limit });
       const last = events.at(-1);
-      return res.json({ events, next: events.length === q.data.limit && last ? last.seq : null });
+      return res.json({ events, next: more && last ? last.seq : null });
     }
     // SSE: the raw log, live, for the inspector. Each frame's id is its seq (Last-Event-ID resumes).
     // The same stream owner as the AG-UI streams: back-pressure (no page is read while the socket
