@@ -1,6 +1,7 @@
 /**
  * Reading back a thread of 30 MB of legal input (issue 30): 30 runs, each a user message of
- * ~0.95 MB of text (under MAX_STRING_BYTES), posted through the real run route and answered by
+ * ~0.95 MB of base64 of random bytes (what an image's data is like: compression does not shrink
+ * it; under MAX_STRING_BYTES), posted through the real run route and answered by
  * the offline demo model, on PGlite and, when DATABASE_URL is set, Postgres. For each way a
  * client reads the thread (GET, /events pages, connect as a reload, connect replaying from the
  * start), the wall time, the longest event-loop block meanwhile, and the status, against a
@@ -8,6 +9,7 @@
  * Run with `npx tsx test/bench/big-thread.bench.ts`; prints a table. Not a test: nothing here
  * asserts a time.
  */
+import { randomBytes } from "node:crypto";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 
 const RUNS = Number(process.env.BIG_THREAD_RUNS ?? 30);
@@ -27,7 +29,7 @@ async function buildThread(server: TestServer, threadId: string, chars: number):
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
       // The client sends the new message only: the thread's history is the log's.
-      body: JSON.stringify({ threadId, runId: `${threadId}-r${r}`, messages: [{ id: `${threadId}-u${r}`, role: "user", content: `${r} `.padEnd(chars, "x") }], state: {}, tools: [], context: [] }),
+      body: JSON.stringify({ threadId, runId: `${threadId}-r${r}`, messages: [{ id: `${threadId}-u${r}`, role: "user", content: randomBytes(Math.floor((chars * 3) / 4)).toString("base64") }], state: {}, tools: [], context: [] }),
     });
     if (res.status !== 200) throw new Error(`run ${r}: ${res.status} ${await res.text()}`);
     const frames = await drain(res);
