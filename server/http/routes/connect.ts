@@ -101,7 +101,8 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
     // checkpoint, the first page) is answered as an error that says why (503 with the reason,
     // through the error handler), never as a 200 with an empty body, which is what a client is
     // told of a thread that does not exist. Rejected: opening first, so that a proxy sees bytes
-    // sooner; the first page is one bounded read (store.readPage), the keep-alive follows it.
+    // sooner; the first page is one bounded read (store.readPage), the keep-alive follows it. A
+    // client caught up with a live run gets its headers once the backlog is read (onCaughtUp).
     let failed = true;
     let opened = false;
     const open = () => {
@@ -125,7 +126,7 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
         failed = false;
         return;
       }
-      for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal, reader, query.data.replay)) {
+      for await (const frame of connectFrames({ store, metrics, onCaughtUp: open }, thread, cursor, sse.signal, reader, query.data.replay)) {
         open();
         await sse.write(frame);
         if (sse.signal.aborted) break;
