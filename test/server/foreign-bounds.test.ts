@@ -122,6 +122,24 @@ describe.each(backends())("foreign output bounds on %s", (backend) => {
     return { status: res.status, body: (await res.json()) as { status: string; messages: Message[]; state: Record<string, unknown>; error?: { code: string } } };
   };
 
+  it("a connect caught up with a live run gets its headers while the run waits, before its next event", async () => {
+    const threadId = `live-${Date.now()}`;
+    const live = await run(threadId, "hello", globex);
+    const seen = await live.waitFor((f) => f.event.type === "TEXT_MESSAGE_CONTENT");
+    // The stream opens once the backlog is read: the fetch resolves with the remote still holding.
+    const res = await fetch(`${server.url}/api/agents/remote/connect`, {
+      method: "POST",
+      headers: { ...globex, "content-type": "application/json", accept: "text/event-stream", "last-event-id": seen.id! },
+      body: JSON.stringify({ threadId }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
+    releasePolite();
+    const tail = await res.text();
+    expect(tail).toContain('"type":"RUN_FINISHED"');
+    await live.done;
+  }, 60_000);
+
   it.each([
     { text: "state", variable: "FOREIGN_RUN_MAX_BYTES" },
     { text: "text", variable: "FOREIGN_MESSAGE_MAX_BYTES" },
