@@ -33,7 +33,7 @@ export interface ThreadSnapshot {
   state: unknown;
   usage: { total: TokenUsage; byModel: TokenUsage[] };
   toolCalls: Record<string, ToolCallStatus>;
-  /** Interrupts asked and not answered yet: the thread is WAITING for them (protocol/interrupts.ts). */
+  /** Interrupts asked and not answered yet while the thread is WAITING for them (protocol/interrupts.ts); none otherwise. */
   pendingInterrupts: InterruptRequest[];
   /** The current branch and the forks so far, once the thread has forked (protocol/branches.ts). */
   branch?: string;
@@ -246,7 +246,9 @@ export class Reconstructor {
         activeRunId: this.#activeRunId,
         lastEndedRunId: this.#lastEndedRunId,
       }),
-      pendingInterrupts: [...this.#interrupts.values()].filter((r) => !r.resolution).map((r) => r.request),
+      // Asked and unanswered is pending only while the thread waits: a run that failed or was
+      // cancelled after asking (a remote that re-asked an id, say) leaves nothing to answer.
+      pendingInterrupts: status === null || status === "WAITING" ? [...this.#interrupts.values()].filter((r) => !r.resolution).map((r) => r.request) : [],
       ...(this.#branch !== undefined && { branch: this.#branch, branches: [...this.#branches] }),
       ...(this.#lastEndedRunId !== undefined && { lastEndedRunId: this.#lastEndedRunId }),
       ...(this.#activeRunId !== undefined && { activeRunId: this.#activeRunId }),

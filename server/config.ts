@@ -8,6 +8,7 @@ import { DEFAULT_DB_TIMEOUTS, type DbTimeouts } from "./store/postgres.ts";
 import { DEFAULT_RETRY_MAX_MS } from "./store/retry.ts";
 import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from "./http/server-timeouts.ts";
 import { ModelSpecError, parseModelSpec } from "./models/spec.ts";
+import { DEFAULT_FOREIGN_BOUNDS } from "./engine/foreign/bounds.ts";
 import { StartupError } from "./startup-errors.ts";
 import { ApiKeysError, parseApiKeys, type ApiKey } from "./tenant.ts";
 import { parseTenantValues, TenantValuesError } from "./webhooks/tenant-values.ts";
@@ -149,6 +150,12 @@ export const ConfigSchema = z.object({
   MAX_STRING_BYTES: positiveIntWithDefault(1024 * 1024),
   MAX_ARRAY_LENGTH: positiveIntWithDefault(10_000),
   MAX_OBJECT_KEYS: positiveIntWithDefault(1_000),
+  /**
+   * What a foreign agent's run (remoteAgent, agentRunner) may write (server/engine/foreign/bounds.ts):
+   * one message, tool call's arguments, tool result, state snapshot or delta; the whole run.
+   */
+  FOREIGN_MESSAGE_MAX_BYTES: positiveIntWithDefault(DEFAULT_FOREIGN_BOUNDS.messageBytes),
+  FOREIGN_RUN_MAX_BYTES: positiveIntWithDefault(DEFAULT_FOREIGN_BOUNDS.runBytes),
   /** Browser origins besides the server's own that may send state-changing /api requests. */
   ALLOWED_ORIGINS: originList,
   /** Bearer token for GET /metrics; when unset and API_KEYS is set, any API key. */

@@ -242,6 +242,7 @@ function wire(opts: ThreadlineOptions): Parts {
     logger,
     leaseOwner: opts.leaseOwner,
     leaseTtlMs: config.LEASE_TTL_MS,
+    foreignBounds: { messageBytes: config.FOREIGN_MESSAGE_MAX_BYTES, runBytes: config.FOREIGN_RUN_MAX_BYTES },
     observer,
     onHandOff: (direction, cut) => metrics.runHandOffs.inc({ direction, cut: String(cut) }),
   });

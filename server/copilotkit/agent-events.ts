@@ -7,14 +7,16 @@
  * stages fail a whole run on an event after its end (ingestion ignores those, as for remote
  * agents) and deliver events through asynchronous subscribers that can lose the end to the error.
  *
- * The agent pushes; the engine pulls. Events wait in a queue of at most `max` (AGENT_EVENTS_MAX):
- * an agent that outruns the log by more than that is unsubscribed and its run fails, rather than
- * holding an unbounded queue in memory. Rejected: dropping events past the bound (the log would
+ * The agent pushes; the engine pulls. Events wait in a queue of at most `max` (AGENT_EVENTS_MAX)
+ * events and the run's runBytes (FOREIGN_RUN_MAX_BYTES, as their JSON): an agent that outruns
+ * the log by more than that is unsubscribed and its run fails, rather than holding an unbounded
+ * queue in memory (a run that queued more bytes than it may write would fail on them anyway). Rejected: dropping events past the bound (the log would
  * hold a different run from the one the agent made). When `signal` aborts (cancel, a lost
  * lease, a drain), the subscription ends and the agent is aborted where it runs (`abortRun`).
  */
 import type { RunAgentInput } from "@ag-ui/core";
 import { RunFailure } from "../engine/errors.ts";
+import { type ForeignBounds, runTooLarge } from "../engine/foreign/bounds.ts";
 import type { ForeignCodes } from "../engine/foreign/ingest.ts";
 
 /** Events an agent may have sent that the log has not taken yet; past it, the run fails. */
@@ -44,9 +46,10 @@ interface ChainedMiddleware {
 }
 type Chain = { run(input: RunAgentInput): EventSource };
 
-export async function* agentEvents(agent: RunnableAgent, input: RunAgentInput, signal: AbortSignal, codes: ForeignCodes, max = AGENT_EVENTS_MAX): AsyncGenerator<unknown, void, undefined> {
-  const queue: unknown[] = [];
-  let overflowed = false;
+export async function* agentEvents(agent: RunnableAgent, input: RunAgentInput, signal: AbortSignal, codes: ForeignCodes, bounds: ForeignBounds, max = AGENT_EVENTS_MAX): AsyncGenerator<unknown, void, undefined> {
+  const queue: { event: unknown; bytes: number }[] = [];
+  let queuedBytes = 0;
+  let overflowed: "events" | "bytes" | undefined;
   let ended: { failure?: unknown } | undefined;
   let wake: (() => void) | undefined;
   const nudge = () => {
@@ -71,10 +74,14 @@ export async function* agentEvents(agent: RunnableAgent, input: RunAgentInput, s
     subscription = chain.run(structuredClone(input)).subscribe({
       next: (event) => {
         if (overflowed) return;
-        if (queue.length >= max) {
-          overflowed = true;
-          stop();
-        } else queue.push(event);
+        const bytes = jsonBytes(event);
+        if (queue.length >= max) overflowed = "events";
+        else if (queuedBytes + bytes > bounds.runBytes) overflowed = "bytes";
+        if (overflowed) stop();
+        else {
+          queue.push({ event, bytes });
+          queuedBytes += bytes;
+        }
         nudge();
       },
       error: (failure: unknown) => {
@@ -89,7 +96,12 @@ export async function* agentEvents(agent: RunnableAgent, input: RunAgentInput, s
     // An agent that overflowed while subscribe() was still emitting (a synchronous source).
     if (overflowed) subscription.unsubscribe();
     for (;;) {
-      while (queue.length > 0) yield queue.shift();
+      while (queue.length > 0) {
+        const next = queue.shift()!;
+        queuedBytes -= next.bytes;
+        yield next.event;
+      }
+      if (overflowed === "bytes") throw runTooLarge(codes, bounds);
       if (overflowed) {
         throw new RunFailure(codes.failed, `${codes.name} sent more than ${max} events faster than they could be written; it was stopped. Send your message again; if it keeps happening, check the agent.`);
       }
@@ -109,6 +121,15 @@ export async function* agentEvents(agent: RunnableAgent, input: RunAgentInput, s
     // The engine stopped reading before the agent ended (its RUN_FINISHED was taken, or the run
     // failed on a malformed event): nothing else will read the rest.
     if (!ended) stop();
+  }
+}
+
+/** An event's size as ingestion will count it; 0 for one that is not JSON (ingestion refuses it). */
+function jsonBytes(event: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(event) ?? "");
+  } catch {
+    return 0;
   }
 }
 

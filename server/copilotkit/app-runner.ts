@@ -51,6 +51,7 @@ export const RUNNER_CODES: ForeignCodes = {
   malformed: "RUNNER_MALFORMED",
   disconnected: "RUNNER_DISCONNECTED",
   failed: "RUNNER_RUN_ERROR",
+  tooLarge: "RUNNER_OUTPUT_TOO_LARGE",
   name: "The agent",
 };
 
@@ -199,7 +200,7 @@ export function runtimeAgent(agentId: string, agent: RunnableAgent): AgentDefini
   const base = defineAgent({ id: agentId, instructions: "", maxTurns: 1, onRecovery: "fail", stateInContext: false });
   return {
     ...base,
-    foreign: { events: (input, signal) => agentEvents(agent, input, signal, RUNNER_CODES), codes: RUNNER_CODES, lost: RUNNER_RUN_LOST },
+    foreign: { events: (input, signal, bounds) => agentEvents(agent, input, signal, RUNNER_CODES, bounds), codes: RUNNER_CODES, lost: RUNNER_RUN_LOST },
   };
 }
 

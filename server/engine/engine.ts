@@ -23,6 +23,7 @@ import { RunExecutor } from "./run-executor.ts";
 import { EngineClosingError } from "./errors.ts";
 import { NO_OBSERVER, type EngineObserver } from "./observer.ts";
 import { DEFAULT_MEMORY_LIMITS, Memory } from "../memory/memory.ts";
+import type { ForeignBounds } from "./foreign/bounds.ts";
 
 export type { StartedRun, StartRunOptions } from "./admission.ts";
 export { sweepIntervalMs } from "./engine-timers.ts";
@@ -41,6 +42,8 @@ export interface EngineOptions {
   observer?: EngineObserver;
   /** Memory across threads (docs/memory.md), which tools reach as ctx.memory; default: the store's with the default bounds. */
   memory?: Memory;
+  /** What a foreign agent's run may write (foreign/bounds.ts); default DEFAULT_FOREIGN_BOUNDS. */
+  foreignBounds?: ForeignBounds;
 }
 
 /** How long close() waits for the runs it stopped before it frees their leases anyway. */
@@ -80,6 +83,7 @@ export class Engine {
       onSettled: (threadId) => drainQueue(this.#core, threadId),
       onHandOff: opts.onHandOff,
       memory: opts.memory ?? new Memory({ store: opts.store.memory, limits: DEFAULT_MEMORY_LIMITS }),
+      ...(opts.foreignBounds && { foreignBounds: opts.foreignBounds }),
     });
     this.#core = {
       store: opts.store,

@@ -9,6 +9,7 @@ import type { Model } from "../models/model.ts";
 import type { RunProbe, TokenTotals } from "./observer.ts";
 import type { RunWriter } from "./run-writer.ts";
 import type { TenantMemory } from "../memory/memory.ts";
+import type { ForeignBounds } from "./foreign/bounds.ts";
 
 export interface IdSource {
   message(): string;
@@ -70,4 +71,6 @@ export interface RunContext {
   tokens: TokenTotals;
   /** The memory of the thread's tenant (docs/memory.md): tools reach it as ctx.memory. */
   memory: TenantMemory;
+  /** What a foreign agent's run may write (engine/foreign/bounds.ts); default DEFAULT_FOREIGN_BOUNDS. */
+  foreignBounds?: ForeignBounds;
 }

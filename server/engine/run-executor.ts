@@ -17,6 +17,7 @@ import type { AbortReason } from "./errors.ts";
 import { handOver, type OnHandOff } from "./handoff.ts";
 import { type EngineObserver, noTokens, type RunEndOutcome, type RunFacts, type RunProbe, type TokenTotals } from "./observer.ts";
 import { endOf, reportRunEnd } from "./run-end.ts";
+import type { ForeignBounds } from "./foreign/bounds.ts";
 import { runForeign, runRemote } from "./foreign/remote-run.ts";
 import { runLoop, type RunOutcome } from "./run-loop.ts";
 import { RunWriter } from "./run-writer.ts";
@@ -89,6 +90,8 @@ export class RunExecutor {
       onHandOff?: OnHandOff;
       /** Memory across threads (docs/memory.md): each run gets its tenant's. */
       memory: Memory;
+      /** What a foreign agent's run may write (foreign/bounds.ts). */
+      foreignBounds?: ForeignBounds;
     },
   ) {}
 
@@ -291,6 +294,7 @@ export class RunExecutor {
       probe: local.probe,
       tokens: local.tokens,
       memory: this.deps.memory.forTenant(p.tenantId),
+      ...(this.deps.foreignBounds && { foreignBounds: this.deps.foreignBounds }),
     };
     let outcome: RunOutcome;
     try {

@@ -27,6 +27,12 @@ export type ReplayForm = (typeof REPLAY_FORMS)[number];
 export interface ConnectStreamDeps {
   store: EventStore;
   metrics?: Metrics;
+  /**
+   * Told once the backlog is read and its frames yielded, before the live tail: a stream that
+   * opens late (the connect route opens with its first bytes) opens here at the latest, so a
+   * client caught up with a live run gets its headers now, not at the run's next event.
+   */
+  onCaughtUp?: () => void;
 }
 
 /**
@@ -109,7 +115,7 @@ export async function reloadSnapshot({ store, metrics }: ConnectStreamDeps, thre
  * stream had (protocol/versions.ts).
  */
 export async function* connectFrames(
-  { store, metrics }: ConnectStreamDeps,
+  { store, metrics, onCaughtUp }: ConnectStreamDeps,
   thread: ThreadRow,
   cursor: FrameId | undefined,
   signal: AbortSignal,
@@ -143,6 +149,7 @@ export async function* connectFrames(
   }
   yield* fold.endOfBacklog();
   if (fold.activeEnded || signal.aborted) return;
+  onCaughtUp?.();
 
   const lag = streamLag(store, metrics);
   for await (const page of livePages(store, threadId, lastSeq, signal, metrics)) {

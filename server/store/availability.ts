@@ -77,7 +77,7 @@ export function withinWait<T>(op: Promise<T>, waitMs: number | undefined): Promi
   if (waitMs === undefined) return op;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseUnavailableError("silent", { cause: new Error(`no answer within ${waitMs} ms`) })), waitMs);
+    timer = setTimeout(() => reject(new DatabaseUnavailableError("read_wait", { cause: new Error(`no answer within ${waitMs} ms`) })), waitMs);
   });
   // The race keeps a handler on `op`, so its late rejection is not unhandled.
   return Promise.race([op, timeout]).finally(() => clearTimeout(timer));

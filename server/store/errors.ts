@@ -150,13 +150,16 @@ export class SchemaTooNewError extends StoreError {
 }
 
 /** How a database was unavailable: what a client may be told (pg's own words go to `cause`). */
-export type DatabaseFailure = "refused" | "reset" | "silent" | "unreachable";
+export type DatabaseFailure = "refused" | "reset" | "silent" | "unreachable" | "read_wait";
 
 const FAILURE_TEXT: Record<DatabaseFailure, string> = {
   refused: "it refused the connection",
   reset: "it reset the connection",
   silent: "it did not answer in time",
   unreachable: "it could not be reached",
+  // A read's own wait (store.ts readWaitMs), which a healthy but loaded database can also
+  // outlast: said as the bound it is, so an operator does not look for an outage that is not there.
+  read_wait: "it did not answer this read within the wait of a read, DB_CONNECT_TIMEOUT_MS: it is unreachable or overloaded; try again in a moment",
 };
 
 /**

@@ -32,6 +32,13 @@ export const LIVE_HEADS = 10_000;
  */
 export const LOG_PAGE_SIZE = { postgres: 500, pglite: 200 } as const;
 
+/**
+ * The stored bytes one page of the log holds at most (sql/events.ts readEventsPage), besides its
+ * first event: 4 MiB, the size of the largest run input (MAX_BODY_BYTES), so a page of the
+ * largest legal events is one or two of them and answers in well under the read's wait.
+ */
+export const LOG_PAGE_BYTES = 4 * 1024 * 1024;
+
 export class Subscription {
   #buffer: StoredEvent[] = [];
   #mustRead: boolean;
@@ -207,8 +214,8 @@ export class LiveFeed {
 
 export interface FollowDeps {
   feed: LiveFeed;
-  /** reads committed events of the thread with seq > after, in order, at most `limit` */
-  read(threadId: string, after: number, limit: number): Promise<StoredEvent[]>;
+  /** A page after `after`: at most `limit` events and LOG_PAGE_BYTES; `more` when it stopped at a bound. */
+  read(threadId: string, after: number, limit: number): Promise<{ events: StoredEvent[]; more: boolean }>;
   /** resolves once cross-process rings can be heard (the LISTEN is in place), or on abort */
   listening(signal: AbortSignal): Promise<void>;
   /** true once the store is closed: following ends */
@@ -250,8 +257,9 @@ export async function* follow(
         continue;
       }
       let events: StoredEvent[];
+      let more: boolean;
       try {
-        events = await deps.read(threadId, cursor, pageSize);
+        ({ events, more } = await deps.read(threadId, cursor, pageSize));
       } catch (err) {
         if (deps.closed()) return; // the store closed under the read: the feed ends
         throw err;
@@ -261,7 +269,7 @@ export async function* follow(
         cursor = events[events.length - 1]!.seq;
         yield events;
       }
-      if (events.length === pageSize) sub.ring(); // more to read before the hand-overs apply
+      if (more) sub.ring(); // more to read before the hand-overs apply
     }
   } finally {
     unsubscribe();

@@ -73,14 +73,14 @@ export async function* catchUpPages(
     }
     const next = ahead[0];
     if (!next || next.fromSeq > pos + 1) {
-      const page = await store.read(threadId, { after: pos, before: next?.fromSeq, limit: store.logPageSize });
+      const { events: page, more } = await store.readPage(threadId, { after: pos, before: next?.fromSeq });
       metrics?.logPagesRead.inc();
       if (signal.aborted) return;
       if (page.length > 0) {
         pos = page[page.length - 1]!.seq;
         yield page;
       }
-      if (page.length === store.logPageSize) {
+      if (more) {
         await yieldToLoop();
         continue;
       }
@@ -96,12 +96,12 @@ export async function* catchUpPages(
 async function* backlogBetween(store: EventStore, threadId: string, after: number, before: number, signal: AbortSignal, metrics?: PageCounter): AsyncGenerator<StoredEvent[], void, undefined> {
   let cursor = after;
   while (!signal.aborted) {
-    const page = await store.read(threadId, { after: cursor, before, limit: store.logPageSize });
+    const { events: page, more } = await store.readPage(threadId, { after: cursor, before });
     metrics?.logPagesRead.inc();
     if (signal.aborted || page.length === 0) return;
     cursor = page[page.length - 1]!.seq;
     yield page;
-    if (page.length < store.logPageSize) return;
+    if (!more) return;
     await yieldToLoop();
   }
 }

@@ -10,7 +10,7 @@ import type { Db } from "./db.ts";
 import { InvalidCursorError, ThreadNotFoundError, ThreadNotOwnedError } from "./errors.ts";
 import type { DoorbellListener } from "./listener.ts";
 import type { LongMigrationDb } from "./long-migration.ts";
-import { follow, LiveFeed, LOG_PAGE_SIZE } from "./live.ts";
+import { follow, LiveFeed, LOG_PAGE_BYTES, LOG_PAGE_SIZE } from "./live.ts";
 import { assertMigrated, migrate } from "./migrate.ts";
 import { classifyDbError, guardDb, withinWait } from "./availability.ts";
 import { DEFAULT_RETRY_MAX_MS, sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
@@ -20,7 +20,7 @@ import { selectAdmissionViews, type AdmissionKey } from "./sql/admission-view.ts
 import { gatheredReads } from "./gathered-reads.ts";
 import { selectCheckpoint } from "./sql/checkpoints.ts";
 import { readCompacted } from "./sql/compacted.ts";
-import { countEventsAfter, deleteStreamEvents, readEvents } from "./sql/events.ts";
+import { countEventsAfter, deleteStreamEvents, readEvents, readEventsPage } from "./sql/events.ts";
 import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseAllLeases, releaseLease } from "./sql/leases.ts";
 import { selectRunStatus } from "./sql/run-status.ts";
 import { insertWebhookDeliveries } from "./sql/webhook-outbox.ts";
@@ -166,8 +166,8 @@ export function createEventStore(parts: StoreParts): EventStore {
     { ...parts.writer, retry: parts.writer?.retry ?? parts.retry },
   );
 
-  const read = (threadId: string, after: number, limit: number | null) =>
-    readRetry(() => readEvents(db, s, threadId, after, limit));
+  const read = (threadId: string, after: number, limit: number) =>
+    readRetry(() => readEventsPage(db, s, threadId, after, limit, LOG_PAGE_BYTES));
 
   const admissionViews = gatheredReads<AdmissionKey, AdmissionView>(
     (keys) => readRetry(() => selectAdmissionViews(db, s, keys)),
@@ -209,6 +209,9 @@ export function createEventStore(parts: StoreParts): EventStore {
     },
 
     read: (threadId, opts = {}) => readRetry(() => readEvents(db, s, threadId, opts.after ?? 0, opts.limit ?? null, opts.before)),
+
+    readPage: (threadId, opts) =>
+      readRetry(() => readEventsPage(db, s, threadId, opts.after ?? 0, opts.limit ?? LOG_PAGE_SIZE[parts.kind], LOG_PAGE_BYTES, opts.before)),
 
     readCompacted: (threadId, after, limit) => readRetry(() => readCompacted(db, s, threadId, after, limit)),
 

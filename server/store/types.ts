@@ -217,6 +217,14 @@ export interface EventStore {
   read(threadId: string, opts?: ReadOptions): Promise<StoredEvent[]>;
 
   /**
+   * A page of a thread's events after a cursor: at most `limit` (default logPageSize) and
+   * LOG_PAGE_BYTES of stored size (the first event always); `more` when it stopped at either
+   * bound rather than at the end. What every reader of a whole thread reads with, so no one
+   * statement grows with the thread's bytes.
+   */
+  readPage(threadId: string, opts: ReadOptions): Promise<{ events: StoredEvent[]; more: boolean }>;
+
+  /**
    * The thread's compacted stretches (AppendOptions.compacted) that end after `after`, in log
    * order, at most `limit`: each stands for the log's events fromSeq..event.seq.
    */

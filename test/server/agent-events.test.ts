@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { AGENT_EVENTS_MAX, agentEvents, type RunnableAgent } from "../../server/copilotkit/agent-events.ts";
 import { RUNNER_CODES } from "../../server/copilotkit/app-runner.ts";
 import { RunFailure } from "../../server/engine/errors.ts";
+import { DEFAULT_FOREIGN_BOUNDS } from "../../server/engine/foreign/bounds.ts";
 
 const input: RunAgentInput = { threadId: "t1", runId: "r1", messages: [{ id: "u1", role: "user", content: "hi" }], state: {}, tools: [], context: [], forwardedProps: {} };
 
@@ -54,7 +55,7 @@ describe.each(["1.0.0", "0.0.59"] as const)("agentEvents with an @ag-ui/client %
       tagged.push(`outer:${i.runId}`);
       return next.run({ ...i, forwardedProps: { viaMiddleware: true } });
     }) as unknown as Middleware);
-    const events = await drain(agentEvents(agent, input, new AbortController().signal, RUNNER_CODES));
+    const events = await drain(agentEvents(agent, input, new AbortController().signal, RUNNER_CODES, DEFAULT_FOREIGN_BOUNDS));
     expect(events.map((e) => (e as { type: string }).type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "RUN_FINISHED"]);
     expect(tagged).toEqual(["outer:r1"]);
     expect(seen.inputs[0]).toMatchObject({ threadId: "t1", runId: "r1", messages: input.messages, forwardedProps: { viaMiddleware: true } });
@@ -65,9 +66,9 @@ describe.each(["1.0.0", "0.0.59"] as const)("agentEvents with an @ag-ui/client %
     const max = 20;
     // RUN_STARTED + 18 contents + RUN_FINISHED = 20 events, all sent before the first is read.
     const atBound = agentOf(line, max - 2);
-    expect(await drain(agentEvents(atBound.agent, input, new AbortController().signal, RUNNER_CODES, max))).toHaveLength(max);
+    expect(await drain(agentEvents(atBound.agent, input, new AbortController().signal, RUNNER_CODES, DEFAULT_FOREIGN_BOUNDS, max))).toHaveLength(max);
     const past = agentOf(line, max - 1);
-    const failure = await drain(agentEvents(past.agent, input, new AbortController().signal, RUNNER_CODES, max)).catch((e: unknown) => e);
+    const failure = await drain(agentEvents(past.agent, input, new AbortController().signal, RUNNER_CODES, DEFAULT_FOREIGN_BOUNDS, max)).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(RunFailure);
     expect(failure).toMatchObject({ code: "RUNNER_RUN_ERROR", message: expect.stringContaining(`more than ${max} events`) });
     expect(past.seen.unsubscribed).toBe(1);
@@ -75,12 +76,24 @@ describe.each(["1.0.0", "0.0.59"] as const)("agentEvents with an @ag-ui/client %
     expect(AGENT_EVENTS_MAX).toBe(10_000);
   });
 
+  it("holds at most runBytes of events unread: past it the run fails with the bound's code and variable, and the agent is stopped", async () => {
+    // Each content event is {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"<i>"}: ~60 bytes.
+    const bounds = { ...DEFAULT_FOREIGN_BOUNDS, runBytes: 1_000 };
+    const small = agentOf(line, 5);
+    expect(await drain(agentEvents(small.agent, input, new AbortController().signal, RUNNER_CODES, bounds))).toHaveLength(7);
+    const big = agentOf(line, 100);
+    const failure = await drain(agentEvents(big.agent, input, new AbortController().signal, RUNNER_CODES, bounds)).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(RunFailure);
+    expect(failure).toMatchObject({ code: "RUNNER_OUTPUT_TOO_LARGE", message: expect.stringContaining("FOREIGN_RUN_MAX_BYTES") });
+    expect(big.seen.aborted).toBeGreaterThanOrEqual(1);
+  });
+
   it("an abort unsubscribes and aborts the agent where it runs", async () => {
     const { agent, seen } = agentOf(line, 1, { hang: true });
     const aborter = new AbortController();
     const got: unknown[] = [];
     const reading = (async () => {
-      for await (const e of agentEvents(agent, input, aborter.signal, RUNNER_CODES)) {
+      for await (const e of agentEvents(agent, input, aborter.signal, RUNNER_CODES, DEFAULT_FOREIGN_BOUNDS)) {
         got.push(e);
         if (got.length === 2) aborter.abort();
       }
@@ -95,7 +108,7 @@ describe.each(["1.0.0", "0.0.59"] as const)("agentEvents with an @ag-ui/client %
     const { agent } = agentOf(line, 1, { fail: new Error("the model provider refused the key") });
     const got: unknown[] = [];
     const failure = await (async () => {
-      for await (const e of agentEvents(agent, input, new AbortController().signal, RUNNER_CODES)) got.push(e);
+      for await (const e of agentEvents(agent, input, new AbortController().signal, RUNNER_CODES, DEFAULT_FOREIGN_BOUNDS)) got.push(e);
     })().catch((e: unknown) => e);
     expect(got).toHaveLength(2);
     expect(failure).toMatchObject({ code: "RUNNER_RUN_ERROR", message: expect.stringContaining("the model provider refused the key") });

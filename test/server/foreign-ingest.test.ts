@@ -187,6 +187,37 @@ describe.each(backends())("foreign stream ingestion on %s", (backend) => {
     expect(saved.messages.at(-1)).toEqual({ id: "ok", role: "assistant", content: "kept" });
   });
 
+  it.each([
+    ["in the run after its answer", ["same"], ["same"]],
+    ["after a new one, in the run after its answer", ["same"], ["new", "same"]],
+    ["twice in one outcome", ["twice", "twice"], undefined],
+  ])("an interrupt id asked again (%s) ends the run REMOTE_MALFORMED and is never left in pendingInterrupts", async (name, first, second) => {
+    const threadId = `reask-${name.replaceAll(" ", "-")}`;
+    const ask = (ids: string[], runId: string) => ({
+      writes: [crlf([{ type: "RUN_STARTED", threadId: "t", runId }, { type: "RUN_FINISHED", threadId: "t", runId, outcome: { type: "interrupt", interrupts: ids.map((id) => ({ id, reason: "input_required", message: "Which city?" })) } }])],
+    });
+    script = ask(first, "r1");
+    const asked = terminals(await run(threadId, "r1"));
+    if (second === undefined) {
+      expect(asked.map((f) => f.event.code)).toEqual(["REMOTE_MALFORMED"]);
+      expect(String(asked[0]!.event.message)).toMatch(/asked interrupt "twice" again/);
+    } else {
+      expect(asked.map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
+      expect((await thread(threadId)) as unknown).toMatchObject({ status: "WAITING", pendingInterrupts: [{ id: "same" }] });
+      script = ask(second, "r2");
+      const answered = await postSse(`${server.url}/api/agents/scripted/run`, { threadId, runId: "r2", messages: [user("u-r1", "hi")], state: {}, tools: [], context: [], resume: [{ interruptId: "same", status: "resolved", payload: { city: "Paris" } }] });
+      const again = terminals(await answered.done);
+      expect(again.map((f) => f.event.code)).toEqual(["REMOTE_MALFORMED"]);
+      expect(String(again[0]!.event.message)).toMatch(/asked interrupt "same" again/);
+    }
+    const saved = (await thread(threadId)) as unknown as { status: string; pendingInterrupts: unknown[] };
+    expect(saved.status).toBe("FAILED");
+    expect(saved.pendingInterrupts).toEqual([]);
+    // Nothing the client holds asks it either: a reload's outcome names no interrupt.
+    const reload = await (await postSse(`${server.url}/api/agents/scripted/connect`, { threadId })).done;
+    expect(JSON.stringify(reload.map((f) => f.event))).not.toContain('"type":"interrupt"');
+  });
+
   it("a response that is not an event stream ends the run REMOTE_MALFORMED", async () => {
     script = { contentType: "text/html", writes: ["<html>login</html>"] };
     const ends = terminals(await run("html", "r1"));

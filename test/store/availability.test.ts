@@ -40,7 +40,7 @@ describe("database availability", () => {
 
   it("a read with no answer within its bound is the database unavailable; one that answers is its answer", async () => {
     const never = new Promise<never>(() => undefined);
-    await expect(withinWait(never, 1)).rejects.toMatchObject({ code: "DATABASE_UNAVAILABLE", failure: "silent" });
+    await expect(withinWait(never, 1)).rejects.toMatchObject({ code: "DATABASE_UNAVAILABLE", failure: "read_wait", message: expect.stringContaining("DB_CONNECT_TIMEOUT_MS") });
     await expect(withinWait(Promise.resolve("rows"), 1)).resolves.toBe("rows");
     const refused = classifyDbError(errno("ECONNREFUSED", "connect ECONNREFUSED"));
     await expect(withinWait(Promise.reject(refused), 1_000)).rejects.toBe(refused);

@@ -1,5 +1,7 @@
 /** Contract, part 1: migrations, the append path (group commit, sequences, status), the live feed. */
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import type { WorkflowEvent } from "../../protocol/events.ts";
 import { latestMigrationId } from "../../server/store/migrate.ts";
 import { AppendError, StoreClosedError, StoreNotReadyError, ThreadNotFoundError } from "../../server/store/errors.ts";
 import type { ContractContext } from "./contract.ts";
@@ -32,6 +34,38 @@ export function logContract(ctx: ContractContext): void {
   });
 
   describe("append and read", () => {
+    it("readPage holds a page to its count and to LOG_PAGE_BYTES of stored size, says when more follow, and pages through the whole log", async () => {
+      const store = ctx.store();
+      const threadId = await newThread();
+      // Incompressible text (base64 of random bytes), ~1.4 MB a message: three are past the page's bytes.
+      const big = (i: number) => ({ type: "message.appended", data: { runId: "r", source: "input", message: { id: `u${i}`, role: "user", content: randomBytes(1024 * 1024).toString("base64") } } }) as WorkflowEvent;
+      for (let i = 0; i < 7; i++) await store.append(threadId, [big(i), ev.delta("r", `small ${i}`)]);
+      const all = await store.read(threadId);
+      expect(all).toHaveLength(14);
+      const pages: { seqs: number[]; more: boolean }[] = [];
+      for (let after = 0; ; ) {
+        const page = await store.readPage(threadId, { after });
+        pages.push({ seqs: page.events.map((e) => e.seq), more: page.more });
+        if (!page.more) break;
+        after = page.events.at(-1)!.seq;
+      }
+      expect(pages.flatMap((p) => p.seqs)).toEqual(all.map((e) => e.seq));
+      // Bytes bound every page: at most one big message past the first event, so 2-3 big ones in 4 MiB.
+      for (const p of pages) {
+        const bigs = p.seqs.filter((seq) => all.find((e) => e.seq === seq)!.type === "message.appended").length;
+        expect(bigs).toBeLessThanOrEqual(3);
+      }
+      expect(pages.length).toBeGreaterThanOrEqual(3);
+      expect(pages.at(-1)!.more).toBe(false);
+      // The count bounds it too, and a page that ends at the count says more follow.
+      expect(await store.readPage(threadId, { after: 0, limit: 1 })).toMatchObject({ events: [{ seq: all[0]!.seq }], more: true });
+      // A first event larger than the bound still comes (alone): a reader always moves on.
+      const huge = await newThread();
+      await store.append(huge, [{ ...big(0), data: { ...(big(0).data as object), message: { id: "h", role: "user", content: randomBytes(4 * 1024 * 1024).toString("base64") } } } as WorkflowEvent]);
+      expect((await store.readPage(huge, { after: 0 })).events).toHaveLength(1);
+      expect(await store.readPage(huge, { after: 1 })).toEqual({ events: [], more: false });
+    }, 60_000);
+
     it("each append resolves with its own events only, also when a flush holds several of one thread", async () => {
       const store = ctx.store();
       const threadId = await newThread();

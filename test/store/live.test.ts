@@ -31,7 +31,8 @@ function world(capacity: number, pageSize: number) {
     pageSize,
     read: async (_t: string, after: number, limit: number) => {
       reads++;
-      return log.filter((e) => e.seq > after).slice(0, limit);
+      const rest = log.filter((e) => e.seq > after);
+      return { events: rest.slice(0, limit), more: rest.length > limit };
     },
     listening: async () => {},
     closed: () => false,

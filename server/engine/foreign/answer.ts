@@ -15,10 +15,16 @@
  * a tool call never ended when the run fails is dropped from the durable message, as the engine
  * drops a cut model request's calls (llm-answer.ts keepPartial), so nothing waits on a call whose
  * arguments may be cut.
+ *
+ * Each message's text, each reasoning message, each call's arguments and each result is held to
+ * messageBytes (bounds.ts) as it grows: the delta that would cross it is not written, the run
+ * ends there (closeAll keeps what came before, within the bound).
  */
 import type { AssistantMessage, Message, ReasoningMessage, ToolCall } from "@ag-ui/core";
-import type { RunWriter } from "../run-writer.ts";
+import { type ForeignBounds, messageTooLarge } from "./bounds.ts";
 import type { ForeignIds } from "./ids.ts";
+import type { ForeignCodes } from "./ingest.ts";
+import type { ForeignLog } from "./run-budget.ts";
 
 interface OpenCall {
   id: string;
@@ -43,10 +49,15 @@ export class ForeignAnswer {
   /** What this run added to the conversation, in order of first append. */
   readonly added = new Map<string, Message>();
 
+  /** UTF-8 bytes so far of each open text, reasoning message and call (by thread id). */
+  readonly #bytes = new Map<string, number>();
+
   constructor(
     private readonly runId: string,
-    private readonly writer: RunWriter,
+    private readonly writer: ForeignLog,
     private readonly ids: ForeignIds,
+    private readonly bounds: ForeignBounds,
+    private readonly codes: ForeignCodes,
   ) {}
 
   // Public methods take the foreign agent's ids; the #private ones, thread ids (ids.ts maps).
@@ -107,8 +118,9 @@ export class ForeignAnswer {
   callArgs(foreignId: string, delta: string): void {
     const call = this.#calls.get(this.ids.of(foreignId));
     if (!call || call.ended || delta === "") return;
-    call.args += delta;
+    this.#grow(call.id, delta, `the arguments of tool call "${foreignId}"`);
     this.writer.emit({ type: "toolcall.args", data: { runId: this.runId, toolCallId: call.id, delta } });
+    call.args += delta;
   }
 
   callEnd(foreignId: string): void {
@@ -134,6 +146,7 @@ export class ForeignAnswer {
   result(foreignMessageId: string, foreignCallId: string, content: string): void {
     if (this.hasCall(foreignCallId)) this.callEnd(foreignCallId);
     const id = this.ids.of(foreignMessageId);
+    if (Buffer.byteLength(content) > this.bounds.messageBytes) throw messageTooLarge(this.codes, this.bounds, `a result of tool call "${foreignCallId}"`);
     this.#append({ id, role: "tool", toolCallId: this.ids.of(foreignCallId), content });
   }
 
@@ -166,8 +179,9 @@ export class ForeignAnswer {
     this.#textStart(id);
     const sofar = this.#openText.get(id);
     if (sofar === undefined || delta === "") return; // ended already: its message is durable as it was
-    this.#openText.set(id, sofar + delta);
+    this.#grow(id, delta, "a text message");
     this.writer.emit({ type: "text.delta", data: { runId: this.runId, messageId: id, delta } });
+    this.#openText.set(id, sofar + delta);
   }
 
   #textEnd(id: string): void {
@@ -188,8 +202,9 @@ export class ForeignAnswer {
     this.#reasoningStart(id);
     const sofar = this.#openReasoning.get(id);
     if (sofar === undefined || delta === "") return;
-    this.#openReasoning.set(id, sofar + delta);
+    this.#grow(id, delta, "a reasoning message");
     this.writer.emit({ type: "reasoning.delta", data: { runId: this.runId, messageId: id, delta } });
+    this.#openReasoning.set(id, sofar + delta);
   }
 
   #reasoningEnd(id: string): void {
@@ -207,6 +222,13 @@ export class ForeignAnswer {
     this.writer.emit({ type: "toolcall.ended", data: { runId: this.runId, toolCallId: call.id } });
     const toolCall: ToolCall = { id: call.id, type: "function", function: { name: call.name, arguments: call.args } };
     this.#appendAssistant(call.parentMessageId, (m) => ({ ...m, toolCalls: [...(m.toolCalls ?? []), toolCall] }));
+  }
+
+  /** Counts `delta` to the span `id`; throws the run's end when it would take it past messageBytes. */
+  #grow(id: string, delta: string, what: string): void {
+    const bytes = (this.#bytes.get(id) ?? 0) + Buffer.byteLength(delta);
+    if (bytes > this.bounds.messageBytes) throw messageTooLarge(this.codes, this.bounds, what);
+    this.#bytes.set(id, bytes);
   }
 
   #appendAssistant(id: string, change: (m: AssistantMessage) => AssistantMessage): void {

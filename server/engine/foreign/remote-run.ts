@@ -9,6 +9,7 @@ import type { RemoteEndpoint } from "../../agents/remote-endpoint.ts";
 import { RunAborted, RunFailure } from "../errors.ts";
 import type { RunContext } from "../run-context.ts";
 import { type RunOutcome, unresolvedToolCalls } from "../run-loop.ts";
+import { DEFAULT_FOREIGN_BOUNDS } from "./bounds.ts";
 import { type ForeignCodes, ingestForeignRun, REMOTE_CODES } from "./ingest.ts";
 import type { ForeignEvents } from "./source.ts";
 import { remoteEvents } from "./remote-stream.ts";
@@ -22,7 +23,7 @@ export async function runForeign(ctx: RunContext, events: ForeignEvents, codes: 
   try {
     if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
     const input = remoteInput(ctx);
-    const end = await ingestForeignRun(ctx, events(input, ctx.signal), codes);
+    const end = await ingestForeignRun(ctx, events(input, ctx.signal, ctx.foreignBounds ?? DEFAULT_FOREIGN_BOUNDS), codes);
     await ctx.writer.flush();
     if (end.kind === "interrupted") return await waitFor(ctx, end.interrupts, end.added, codes);
     ctx.messages.push(...end.added);
@@ -75,10 +76,16 @@ export function remoteInput(ctx: RunContext): RunAgentInput {
 async function waitFor(ctx: RunContext, interrupts: Interrupt[], added: Message[], codes: ForeignCodes): Promise<RunOutcome> {
   if (interrupts.length === 0) throw new RunFailure(codes.malformed, `${codes.name} ended its run with an interrupt outcome that names no interrupt. Fix the agent, then send your message again.`);
   const parent = [...added].reverse().find((m) => m.role === "assistant")?.id ?? ctx.messages.findLast((m) => m.role === "assistant")?.id;
+  // Every id checked before any is written: an outcome that fails on its second interrupt must
+  // not leave its first asked (pendingInterrupts) on a thread whose run failed.
+  const ids = new Set<string>();
   for (const i of interrupts) {
-    if (ctx.interrupts.has(i.id)) {
+    if (ctx.interrupts.has(i.id) || ids.has(i.id)) {
       throw new RunFailure(codes.malformed, `${codes.name} asked interrupt "${i.id}" again; every interrupt needs a new id. Fix the agent, then send your message again.`);
     }
+    ids.add(i.id);
+  }
+  for (const i of interrupts) {
     const toolCallId = i.toolCallId ?? i.id;
     ctx.writer.emit({
       type: "interrupt.requested",

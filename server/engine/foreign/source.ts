@@ -7,10 +7,14 @@
  * recovery on another instance could ask (it would answer AGENT_NOT_FOUND, which is not why).
  */
 import type { RunAgentInput } from "@ag-ui/core";
+import type { ForeignBounds } from "./bounds.ts";
 import type { ForeignCodes } from "./ingest.ts";
 
-/** The agent's AG-UI events for `input`; `signal` aborts when the run is cancelled or cut. */
-export type ForeignEvents = (input: RunAgentInput, signal: AbortSignal) => AsyncIterable<unknown>;
+/**
+ * The agent's AG-UI events for `input`; `signal` aborts when the run is cancelled or cut.
+ * `bounds`: what the run may write, so a source that queues events can hold its queue to them.
+ */
+export type ForeignEvents = (input: RunAgentInput, signal: AbortSignal, bounds: ForeignBounds) => AsyncIterable<unknown>;
 
 export interface ForeignSource {
   events: ForeignEvents;

@@ -3,7 +3,8 @@
  *
  * With a cursor (`Last-Event-ID`, or `lastSeenEventId` in the body): exactly the frames after
  * it, as a client that never left received them, then the active run live until its terminal
- * frame. Without one (a page reload): the conversation as a snapshot (a synthetic run carrying
+ * frame. A cursor past the end of the thread's log is 409 CURSOR_AHEAD with the thread's last id
+ * (cursor.ts), never an empty stream. Without one (a page reload): the conversation as a snapshot (a synthetic run carrying
  * MESSAGES_SNAPSHOT and STATE_SNAPSHOT), then the active run from its start, so the browser
  * shows the conversation at once and re-attaches to the streaming answer.
  *
@@ -14,6 +15,9 @@
  *
  * The response always ends once nothing runs: CopilotKit shows a thread as running for as
  * long as its connect stream is open.
+ *
+ * The stream opens with its first frame: a read that fails before it answers with the error (503
+ * with its reason), so an existing thread never gets the empty 200 of an unknown one.
  *
  * A reload of a thread where nothing runs sends the snapshot alone: its bytes come from the
  * shared cache (snapshot-cache.ts), so ten clients reloading a long thread hold one copy of it.
@@ -27,8 +31,9 @@ import type { Metrics } from "../../metrics.ts";
 import type { EventStore } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
 import { connectFrames, isSnapshotReload, REPLAY_FORMS, sendSharedReload } from "../connect-stream.ts";
+import { cursorAhead } from "../cursor.ts";
 import { sendError, zodIssues } from "../errors.ts";
-import type { SnapshotCache } from "../snapshot-cache.ts";
+import type { EncodedFrames, SnapshotCache } from "../snapshot-cache.ts";
 import { SseResponse } from "../sse-response.ts";
 
 /**
@@ -87,17 +92,51 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
     if (thread && thread.agentId !== agentId) {
       return sendError(res, 409, "THREAD_AGENT_MISMATCH", `Thread ${threadId} belongs to agent "${thread.agentId}"; connect through ${req.baseUrl}/agents/${thread.agentId}/connect.`);
     }
+    // A cursor past the log's end (an unknown thread's log is empty): 409, not an empty stream
+    // the client would take for "up to date".
+    const ahead = cursor && cursorAhead(threadId, cursor.seq, thread?.lastSeq ?? 0, "The cursor");
+    if (ahead) throw ahead;
 
-    sse.open();
+    // The stream opens with its first bytes, not before: a read that fails before them (the
+    // checkpoint, the first page) is answered as an error that says why (503 with the reason,
+    // through the error handler), never as a 200 with an empty body, which is what a client is
+    // told of a thread that does not exist. Rejected: opening first, so that a proxy sees bytes
+    // sooner; the first page is one bounded read (store.readPage), the keep-alive follows it. A
+    // client caught up with a live run gets its headers once the backlog is read (onCaughtUp).
+    let failed = true;
+    let opened = false;
+    const open = () => {
+      if (!opened) sse.open();
+      opened = true;
+    };
+    const stream = {
+      format: sse.format,
+      writeEncoded: async (encoded: EncodedFrames) => {
+        open();
+        await sse.writeEncoded(encoded);
+      },
+    };
     try {
-      if (!thread || sse.signal.aborted) return; // nothing is built or read for a client gone
-      if (isSnapshotReload(thread, cursor)) return await sendSharedReload({ store, metrics, snapshots }, thread, sse, sse.format, reader);
-      for await (const frame of connectFrames({ store, metrics }, thread, cursor, sse.signal, reader, query.data.replay)) {
+      if (!thread || sse.signal.aborted) {
+        failed = false;
+        return; // nothing is built or read for a client gone, or a thread unknown
+      }
+      if (isSnapshotReload(thread, cursor)) {
+        await sendSharedReload({ store, metrics, snapshots }, thread, stream, sse.format, reader);
+        failed = false;
+        return;
+      }
+      for await (const frame of connectFrames({ store, metrics, onCaughtUp: open }, thread, cursor, sse.signal, reader, query.data.replay)) {
+        open();
         await sse.write(frame);
         if (sse.signal.aborted) break;
       }
+      failed = false;
     } finally {
-      sse.end();
+      // A stream that opened and then failed ends there (the client reconnects with its cursor);
+      // one that never opened leaves the answer to the error handler.
+      if (!failed) open();
+      if (opened) sse.end();
     }
   });
   return router;

@@ -20,7 +20,7 @@ import { threadMetaRoutes } from "./thread-meta.ts";
 import { threadStateRoutes } from "./thread-state.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
-import { parseSeqCursor } from "../cursor.ts";
+import { cursorAhead, parseSeqCursor } from "../cursor.ts";
 import { sendError, zodIssues } from "../errors.ts";
 import { SseResponse } from "../sse-response.ts";
 import { backlogPages, livePages } from "../thread-frames.ts";
@@ -160,13 +160,19 @@ function threadEvents({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
     const lastEventId = req.get("last-event-id");
     const after = lastEventId ? parseSeqCursor(lastEventId, "header Last-Event-ID") : q.data.after;
     // Unknown and other tenants' threads alike: 404, never a stream that waits for the id.
-    if (!(await store.getThread(threadId, callerTenant(res)))) {
+    const thread = await store.getThread(threadId, callerTenant(res));
+    if (!thread) {
       return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${threadId}". It is created by its first run.`);
     }
+    // Past the end: 409 with the last id, not an empty page or a stream that waits for ids this
+    // thread will reach only by coincidence.
+    const ahead = cursorAhead(threadId, wantsSse(req) ? after : q.data.after, thread.lastSeq, lastEventId && wantsSse(req) ? "Last-Event-ID" : "?after=");
+    if (ahead) throw ahead;
     if (!wantsSse(req)) {
-      const events = await store.read(threadId, { after: q.data.after, limit: q.data.limit });
+      // At most `limit` events and a page's bytes (store.readPage): `next` whenever it stopped short of the end.
+      const { events, more } = await store.readPage(threadId, { after: q.data.after, limit: q.data.limit });
       const last = events.at(-1);
-      return res.json({ events, next: events.length === q.data.limit && last ? last.seq : null });
+      return res.json({ events, next: more && last ? last.seq : null });
     }
     // SSE: the raw log, live, for the inspector. Each frame's id is its seq (Last-Event-ID resumes).
     // The same stream owner as the AG-UI streams: back-pressure (no page is read while the socket

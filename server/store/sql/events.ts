@@ -213,6 +213,46 @@ export async function readEvents(
 }
 
 /**
+ * A page of the log bounded twice: at most `limit` rows, and the rows that fit in `maxBytes` of
+ * stored size (pg_column_size: the datum as stored, compressed or not; read from a toasted
+ * value's pointer, so the rows left out are never fetched or decompressed), the first row always,
+ * whatever its size. `more`: the page stopped at a bound, not at the end of the range. Why both:
+ * a page of 500 events of ~1 MB each was one statement of 500 MB, which outlived the read's wait
+ * (DB_CONNECT_TIMEOUT_MS) on a healthy database and was answered as "the database is
+ * unavailable" (issue 30). Rejected: a size column written with each event (a migration and a
+ * rewrite of every writer, for a bound this one reaches from the stored size).
+ */
+export async function readEventsPage(
+  db: Queryable,
+  s: string,
+  threadId: string,
+  after: number,
+  limit: number,
+  maxBytes: number,
+  before: number = Number.MAX_SAFE_INTEGER,
+): Promise<{ events: StoredEvent[]; more: boolean }> {
+  const { rows } = await db.query<EventRow & { fetched: unknown }>(
+    `select thread_id, seq, run_id, type, data, created_at, fetched
+     from (
+       select p.*, sum(pg_column_size(p.data)) over (order by p.seq) as upto, count(*) over () as fetched
+       from (
+         select thread_id, seq, run_id, type, data, created_at
+         from ${s}.workflow_events
+         where thread_id = $1::text and seq > $2::bigint and seq < $4::bigint
+         order by seq
+         limit $3::int
+       ) p
+     ) w
+     where w.upto - pg_column_size(w.data) < $5::bigint
+     order by seq`,
+    [threadId, after, limit, before, maxBytes],
+    "read_events_page",
+  );
+  const fetched = rows.length === 0 ? 0 : toNum(rows[0]!.fetched);
+  return { events: rows.map(eventFromRow), more: fetched === limit || rows.length < fetched };
+}
+
+/**
  * How many events of a thread have seq > after, and the last seq among them (`after` when none):
  * a bounded answer to "was anything after this cursor compacted away?" (the log is gapless until
  * retention deletes, so the range is intact exactly when count = last - after). One index range

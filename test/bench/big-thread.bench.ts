@@ -1,0 +1,130 @@
+/**
+ * Reading back a thread of 30 MB of legal input (issue 30): 30 runs, each a user message of
+ * ~0.95 MB of base64 of random bytes (what an image's data is like: compression does not shrink
+ * it; under MAX_STRING_BYTES), posted through the real run route and answered by
+ * the offline demo model, on PGlite and, when DATABASE_URL is set, Postgres. For each way a
+ * client reads the thread (GET, /events pages, connect as a reload, connect replaying from the
+ * start), the wall time, the longest event-loop block meanwhile, and the status, against a
+ * baseline in the same run: one GET of a thread of the same runs with small messages.
+ * Run with `npx tsx test/bench/big-thread.bench.ts`; prints a table. Not a test: nothing here
+ * asserts a time.
+ */
+import { randomBytes } from "node:crypto";
+import { backends, startTestServer, type TestServer } from "../support/server.ts";
+
+const RUNS = Number(process.env.BIG_THREAD_RUNS ?? 30);
+const MESSAGE_CHARS = 950 * 1024;
+
+interface Row {
+  backend: string;
+  what: string;
+  ms: number;
+  maxBlockMs: number;
+  detail: string;
+}
+
+async function buildThread(server: TestServer, threadId: string, chars: number): Promise<void> {
+  for (let r = 0; r < RUNS; r++) {
+    const res = await fetch(`${server.url}/api/agents/default/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      // The client sends the new message only: the thread's history is the log's.
+      body: JSON.stringify({ threadId, runId: `${threadId}-r${r}`, messages: [{ id: `${threadId}-u${r}`, role: "user", content: randomBytes(Math.floor((chars * 3) / 4)).toString("base64") }], state: {}, tools: [], context: [] }),
+    });
+    if (res.status !== 200) throw new Error(`run ${r}: ${res.status} ${await res.text()}`);
+    const frames = await drain(res);
+    if (frames === 0) throw new Error(`run ${r}: no frames`);
+  }
+}
+
+/** As reload.bench.ts: wall time and the longest event-loop block (a re-armed 1 ms timer). */
+async function measure(fn: () => Promise<string>): Promise<{ ms: number; maxBlockMs: number; detail: string }> {
+  let maxBlockMs = 0;
+  let last = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    const now = performance.now();
+    maxBlockMs = Math.max(maxBlockMs, now - last - 1);
+    last = now;
+    timer = setTimeout(tick, 1);
+  };
+  timer = setTimeout(tick, 1);
+  const started = performance.now();
+  const detail = await fn();
+  const ms = performance.now() - started;
+  await new Promise((r) => setTimeout(r, 5));
+  clearTimeout(timer);
+  return { ms, maxBlockMs, detail };
+}
+
+/**
+ * The frames of a response, counted by their blank-line ends. Rejected: the tests' frame parser
+ * (readSseFrames), which took seconds on a 29 MB snapshot frame on its own and measured the
+ * client, not the server.
+ */
+async function drain(res: Response): Promise<number> {
+  const text = await res.text();
+  let frames = 0;
+  for (let at = text.indexOf("\n\n"); at !== -1; at = text.indexOf("\n\n", at + 2)) frames++;
+  return frames;
+}
+
+const table: Row[] = [];
+for (const backend of backends()) {
+  const server = await startTestServer({ backend });
+  try {
+    const small = `small-${backend}-${Date.now()}`;
+    const big = `big-${backend}-${Date.now()}`;
+    let t = performance.now();
+    await buildThread(server, small, 100);
+    await buildThread(server, big, MESSAGE_CHARS);
+    console.log(`${backend}: built ${RUNS} runs of ${MESSAGE_CHARS} chars in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const get = (threadId: string) => async () => {
+      const res = await fetch(`${server.url}/api/threads/${threadId}`);
+      const body = await res.text();
+      return `${res.status}, ${(body.length / 1e6).toFixed(1)} MB`;
+    };
+    const connect = (threadId: string, headers: Record<string, string> = {}) => async () => {
+      const res = await fetch(`${server.url}/api/agents/default/connect`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+        body: JSON.stringify({ threadId }),
+      });
+      return `${res.status}, ${await drain(res)} frames`;
+    };
+    const events = (threadId: string) => async () => {
+      let after = 0;
+      let pages = 0;
+      let n = 0;
+      for (;;) {
+        const res = await fetch(`${server.url}/api/threads/${threadId}/events?after=${after}`);
+        if (res.status !== 200) return `${res.status} at page ${pages}: ${(await res.text()).slice(0, 120)}`;
+        const page = (await res.json()) as { events: { seq: number }[]; next: number | null };
+        pages++;
+        n += page.events.length;
+        if (page.next === null) break;
+        after = page.next;
+      }
+      return `200, ${n} events in ${pages} pages`;
+    };
+    const rows: [string, () => Promise<string>][] = [
+      ["baseline: GET of the same runs with 100-char messages", get(small)],
+      ["GET /api/threads/:id", get(big)],
+      ["GET /api/threads/:id/events, every page", events(big)],
+      ["connect, no cursor (reload)", connect(big)],
+      ["connect from id 1 (every frame replayed)", connect(big, { "Last-Event-ID": "1" })],
+    ];
+    for (const [what, fn] of rows) {
+      t = performance.now();
+      table.push({ backend, what, ...(await measure(fn)) });
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+const base = new Map(table.filter((r) => r.what.startsWith("baseline")).map((r) => [r.backend, r.ms]));
+console.log("\n| backend | read | ms | × baseline | longest loop block ms | answer |\n|---|---|---:|---:|---:|---|");
+for (const r of table) {
+  console.log(`| ${r.backend} | ${r.what} | ${r.ms.toFixed(0)} | ${(r.ms / base.get(r.backend)!).toFixed(1)} | ${r.maxBlockMs.toFixed(0)} | ${r.detail} |`);
+}
