@@ -1,6 +1,6 @@
 /**
- * The module graph under a dynamic import, evaluated a piece at a time before the import itself. Node evaluates the whole
- * static graph under an `import()` in one synchronous step: CopilotKit's runtime (75 modules of
+ * The module graph under a dynamic import, evaluated a piece at a time before the import itself.
+ * Node evaluates the whole static graph under an `import()` in one synchronous step: CopilotKit's runtime (75 modules of
  * its own, ai, rxjs, the AI SDK providers, MCP...) held the event loop 1.8 s at load 8 and more
  * under busy loops (docs/startup.md). Here the graph is walked first (the static `import`/`export
  * ... from` lines of each ES module, read from disk), then each module is imported on its own,
@@ -30,7 +30,9 @@ const STATIC_IMPORT = /^\s*(?:import|export)(?!\s+type\s)\s*(?:[\w*{}\s,$]*?\bfr
  * A require() of a string literal. In a CommonJS file each is loaded on its own first, as the ES
  * modules are: one require() loads its whole tree atomically (a package without ES modules, such
  * as @ag-ui/a2ui-middleware, took @ag-ui/client and zod with it: 1.1 s under busy loops). A
- * require() inside a function is loaded early too, which costs the time, never the behaviour.
+ * require() inside a function is loaded early too: its time is paid at start instead of on first
+ * use, and a module whose loading does more than define exports does it early (none in the trees
+ * loaded this way; a failing one ends the steps, and the caller's import loads the rest whole).
  */
 const REQUIRE = /\brequire\(\s*["']([^"']+)["']\s*\)/g;
 /** What import() loads without import attributes: JSON or WASM is left to its importer. */
@@ -116,8 +118,15 @@ function resolve(specifier: string, from: string): string | undefined {
   }
 }
 
+/** Each package.json read once per process: a package imported from many files is resolved from memory. */
+const manifests = new Map<string, { exports?: unknown; main?: string }>();
+
 function packageEntry(pkgDir: string, subpath: string): string | undefined {
-  const pkg = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { exports?: unknown; main?: string };
+  let pkg = manifests.get(pkgDir);
+  if (!pkg) {
+    pkg = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { exports?: unknown; main?: string };
+    manifests.set(pkgDir, pkg);
+  }
   let target: string | undefined;
   if (pkg.exports !== undefined) {
     const exp = pkg.exports;
