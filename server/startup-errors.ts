@@ -8,6 +8,7 @@
  * never by its URL, and the server's own words (which never carry the password) are quoted.
  */
 import { DataDirError, DataDirInUseError, DirectUrlError, holderText } from "./store/errors.ts";
+import { QUERY_TIMEOUT_MESSAGE } from "./store/retry.ts";
 
 export type StartupErrorCode =
   | "CONFIG_INVALID"
@@ -154,15 +155,23 @@ function databaseError(err: unknown, db: { url: string | undefined; setting: str
     const raise = connectTimeoutMs === undefined ? "the pool's connectionTimeoutMillis" : "DB_CONNECT_TIMEOUT_MS";
     return make("DATABASE_SILENT", `${where} did not answer${bound}: check that ${s} points at a running Postgres the network lets through, or raise ${raise}.`);
   }
+  if (QUERY_TIMEOUT_MESSAGE.test(said)) {
+    // Connected, then silent: pg's own bound on an answer (query_timeout) passed mid-start.
+    return make("DATABASE_SILENT", `${where} stopped answering during the start (a statement got no answer within DB_STATEMENT_TIMEOUT_MS and a second): check that the Postgres ${s} points at is up and the network between lets its answers through, or raise DB_STATEMENT_TIMEOUT_MS.`);
+  }
   return undefined;
 }
 
 const KNOWN_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "28P01", "28000", "3D000", "42501"]);
 /** A failed authentication in the server's words: PgBouncer sends them with 08P01, not 28P01. */
 const AUTH_MESSAGE = /password authentication failed/i;
-/** pg's words when DB_CONNECT_TIMEOUT_MS passed: the pool's acquire, the client's connect. */
-const CONNECT_TIMEOUT_MESSAGES = [/timeout exceeded when trying to connect/i, /Connection terminated due to connection timeout/i];
-const KNOWN_MESSAGES = [AUTH_MESSAGE, ...CONNECT_TIMEOUT_MESSAGES];
+/**
+ * pg's words when DB_CONNECT_TIMEOUT_MS passed: the pool's acquire, the pool's connect, and a
+ * client of its own (the migration session, the pool-mode probes, the LISTEN session), whose
+ * connectionTimeoutMillis says only "timeout expired".
+ */
+const CONNECT_TIMEOUT_MESSAGES = [/timeout exceeded when trying to connect/i, /Connection terminated due to connection timeout/i, /^timeout expired$/i];
+const KNOWN_MESSAGES = [AUTH_MESSAGE, ...CONNECT_TIMEOUT_MESSAGES, QUERY_TIMEOUT_MESSAGE];
 
 function hasCode(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;

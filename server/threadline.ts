@@ -2,7 +2,7 @@
  * Threadline as a library: createThreadline(options) builds everything synchronously and does
  * no I/O; `start()` migrates the store and starts the engine (recovery, heartbeats, retention);
  * `router()` is the API to mount under any path of the application's Express app; `close()`
- * stops gracefully, within a bound. The standalone server (main.ts) is one user of this API.
+ * stops gracefully, within a bound. The standalone server (standalone.ts) is one user of this API.
  */
 import { createServer, type Server } from "node:http";
 import { trace } from "@opentelemetry/api";

@@ -23,8 +23,8 @@ import { CommitOutcomeUnknownError, coerceError, DatabaseUnavailableError, Schem
 import { applyOutsideTransaction, applyWithoutTimeout, NoMigrationSessionError, type LongMigrationDb } from "./long-migration.ts";
 import { migrationFile, planMigrations, type Migration, type PlannedMigration } from "./migration-plan.ts";
 import { MIGRATIONS } from "./migrations.generated.ts";
-import { MIGRATION_RETRY } from "./migration-bounds.ts";
-import { isTransientError, withRetry, type RetryOptions } from "./retry.ts";
+import { MIGRATION_RETRY, STARTUP_CONNECT_TRIES } from "./migration-bounds.ts";
+import { isConnectTimeout, isTransientError, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { bootstrapMigrations, claimMigration, selectAppliedMigrations, selectSchemaWindow } from "./sql/migrations.ts";
 
@@ -68,19 +68,36 @@ export function isMigrationRetryable(err: unknown): boolean {
   return isTransientError(err);
 }
 
+function isConnectTimeoutIn(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isConnectTimeout(e)) return true;
+  }
+  return false;
+}
+
 export async function migrate(db: Db, schema: SchemaNames, opts: MigrateOptions = {}): Promise<void> {
   const migrations = opts.migrations ? planMigrations(opts.migrations) : loadMigrations();
-  const retry: RetryOptions = { ...MIGRATION_RETRY, ...opts.retry, retryIf: isMigrationRetryable };
-  await withRetry(() => db.transaction((tx) => bootstrapMigrations(tx, schema.ident, schema.name)), retry);
+  // Each step's retries: connect timeouts in a row end them after STARTUP_CONNECT_TRIES, since a
+  // database that opens no connection at all is silent, not slow, and its start fails with that
+  // rather than after MIGRATION_RETRY_MAX_MS. Any other failure in between starts the count again.
+  const retry = (): RetryOptions => {
+    let connectTimeouts = 0;
+    const retryIf = (err: unknown): boolean => {
+      connectTimeouts = isConnectTimeoutIn(err) ? connectTimeouts + 1 : 0;
+      return connectTimeouts < STARTUP_CONNECT_TRIES && isMigrationRetryable(err);
+    };
+    return { ...MIGRATION_RETRY, ...opts.retry, retryIf };
+  };
+  await withRetry(() => db.transaction((tx) => bootstrapMigrations(tx, schema.ident, schema.name)), retry());
   // Committed rows are applied for good: skipping them spares a transaction (or a session of its
   // own) per migration at every start. A migration in flight elsewhere is not among them; its
   // claim (or the migration lock) waits for it.
-  const applied = await withRetry(() => selectAppliedMigrations(db, schema.ident), retry);
+  const applied = await withRetry(() => selectAppliedMigrations(db, schema.ident), retry());
   for (const m of migrations) {
     if (applied.has(m.id)) continue;
     const script = m.sql.replaceAll(":THREADLINE_SCHEMA", schema.ident);
     try {
-      await withRetry(() => apply(db, opts.long, schema, m, script), retry);
+      await withRetry(() => apply(db, opts.long, schema, m, script), retry());
     } catch (err) {
       if (err instanceof NoMigrationSessionError) {
         throw new Error(
@@ -89,8 +106,9 @@ export async function migrate(db: Db, schema: SchemaNames, opts: MigrateOptions 
           { cause: err },
         );
       }
+      const retried = isConnectTimeoutIn(err) ? `${STARTUP_CONNECT_TRIES} tries that opened no connection` : `${Math.round((retry().maxElapsedMs ?? 0) / 1000)} s of retries`;
       const undone = isMigrationRetryable(err)
-        ? `after ${Math.round((retry.maxElapsedMs ?? 0) / 1000)} s of retries (the next start reads whether its last attempt applied it and goes on from there)`
+        ? `after ${retried} (the next start reads whether its last attempt applied it and goes on from there)`
         : m.transaction
         ? "and was rolled back"
         : "outside a transaction: what its statements did before the failure stays, and the next start runs it again from its first statement";

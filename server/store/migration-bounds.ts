@@ -51,6 +51,19 @@ export const MIGRATION_LOCK_MS = 10_000;
  */
 export const MIGRATION_RETRY_MAX_MS = 300_000;
 
+/**
+ * How many times a start tries to open its first connection while each try runs out of its
+ * connect bound (DB_CONNECT_TIMEOUT_MS): 6, half a minute at the default 5 s. A database that
+ * only answers slowly (a process or a server starved of CPU: measured, 2 of 20 starts with two
+ * busy loops per core lost their first connection to the 5 s bound) is waited for; one that
+ * never answers fails the start with DATABASE_SILENT after the last try. The same count ends a
+ * migration's retries when only connect timeouts come (migrate.ts): the retry bound below is for
+ * a database that answers slowly, not for one that accepts no connection at all. Rejected: a longer
+ * connect bound for every connection, which would hold each request that waits for a pool
+ * connection as long.
+ */
+export const STARTUP_CONNECT_TRIES = 6;
+
 /** The backoff of those retries: the first after up to 50 ms, doubling, each at most 2 s (with full jitter, retry.ts). */
 export const MIGRATION_RETRY: Readonly<RetryOptions> = { maxElapsedMs: MIGRATION_RETRY_MAX_MS, baseDelayMs: 50, maxDelayMs: 2_000 };
 

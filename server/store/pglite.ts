@@ -15,6 +15,7 @@ import { prepareWritableDir } from "../make-dirs.ts";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import type { Db, QueryResult, Row, Tx } from "./db.ts";
 import { DataDirError, DataDirInUseError } from "./errors.ts";
+import { hasCluster, initClusterOffThread } from "./pglite-initdb.ts";
 import { makePostgresFilesPrivate, PRIVATE_DIR_MODE } from "./pglite-files.ts";
 import { runBatch } from "./pglite-prepared.ts";
 import { createPgliteListener } from "./listener.ts";
@@ -93,6 +94,8 @@ async function openPglite(opts: PgliteStoreOptions): Promise<OpenedPglite> {
     lock = await lockDataDir(dataDir, opts.listeningPort);
     // 0700 while PGlite writes (a first open makes its files 0666), whatever the final mode.
     await fs.chmod(dataDir, PRIVATE_DIR_MODE);
+    // A new cluster is made off the main thread: initdb is seconds of synchronous WASM.
+    if (!(await hasCluster(dataDir))) await initClusterOffThread(dataDir);
     pglite = new PGlite(dataDir);
     await pglite.waitReady;
     await makePostgresFilesPrivate(dataDir);

@@ -20,7 +20,7 @@ import { createPollingDoorbell, POLL_DOORBELL_INTERVAL_MS } from "./poll-doorbel
 import type { LongMigrationDb } from "./long-migration.ts";
 import { connectionConfig, DEFAULT_DB_TIMEOUTS, txBounds, type DbTimeouts } from "./pg-connections.ts";
 import { pgLongMigrations, poolLongMigrations } from "./pg-long-migrations.ts";
-import { MIGRATION_STATEMENT_MS, migrationBounds } from "./migration-bounds.ts";
+import { MIGRATION_STATEMENT_MS, migrationBounds, STARTUP_CONNECT_TRIES } from "./migration-bounds.ts";
 import type { PoolModeSetting } from "./pool-mode.ts";
 import { type OnWait, poolDb } from "./pool-db.ts";
 import { preparedNames } from "./prepared.ts";
@@ -250,29 +250,18 @@ function postgresStore(
 }
 
 /**
- * How long a start keeps trying to open its first connection while each try runs out of its
- * connect bound (DB_CONNECT_TIMEOUT_MS). A database that only answers slowly (a process or a
- * server starved of CPU: measured, 2 of 20 starts with two busy loops per core lost their first
- * connection to the 5 s bound) is waited for; one that never answers fails the start with
- * DATABASE_SILENT after this. Rejected: a longer connect bound for every connection, which would
- * hold each request that waits for a pool connection as long.
- */
-export const STARTUP_CONNECT_MAX_MS = 60_000;
-
-/**
  * One connection opened and given back. A refusal (nothing listening, a wrong password, no such
- * database) fails the start at once; a connect timeout is tried again, with backoff, for up to
- * STARTUP_CONNECT_MAX_MS.
+ * database) fails the start at once; a connect timeout is tried again, after a short pause, up
+ * to STARTUP_CONNECT_TRIES times in all.
  */
 async function firstConnection(pool: pg.Pool): Promise<void> {
-  const deadline = performance.now() + STARTUP_CONNECT_MAX_MS;
   for (let attempt = 1; ; attempt++) {
     try {
       const client = await pool.connect();
       client.release();
       return;
     } catch (err) {
-      if (!isConnectTimeout(err) || performance.now() >= deadline) throw err;
+      if (!isConnectTimeout(err) || attempt >= STARTUP_CONNECT_TRIES) throw err;
       await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
     }
   }

@@ -19,7 +19,12 @@ async function tokens(code: string, fence: string) {
   const lang = Object.hasOwn(bundledLanguages, fence) ? fence : "text";
   const highlighter = await createHighlighter({ themes: THEMES, langs: [lang], engine });
   try {
-    return highlighter.codeToTokens(code, { lang, themes: { light: THEMES[0]!, dark: THEMES[1]! } }).tokens.flat();
+    // No time limit on a line: shiki's (500 ms of wall clock by default) leaves the rest of a line
+    // plain once it passes, and the first line of a grammar pays for compiling its rules (the
+    // JavaScript engine converts each on first use). On a loaded machine SQL's, its keyword lists,
+    // passed it: one colour, and the test failed there while it passed alone. What is checked
+    // is the grammar, not the machine's speed; a browser that hits the limit shows plain text.
+    return highlighter.codeToTokens(code, { lang, themes: { light: THEMES[0]!, dark: THEMES[1]! }, tokenizeTimeLimit: 0 }).tokens.flat();
   } finally {
     highlighter.dispose();
   }

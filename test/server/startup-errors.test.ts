@@ -16,7 +16,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LEVEL, spawnMain, type LogLine, type MainExit, type MainProcess } from "../support/main-process.ts";
 import { pgbouncerMissing, startPgBouncer, type PgBouncer } from "../support/pgbouncer.ts";
+import { STARTUP_CONNECT_TRIES } from "../../server/store/migration-bounds.ts";
 import { testSchema } from "../support/schemas.ts";
+import { startTcpProxy } from "../support/tcp-proxy.ts";
 
 const DATABASE_URL = process.env.DATABASE_URL;
 /** The bound the server keeps on every refusal: no retry of a refused connection, no hang. */
@@ -39,6 +41,22 @@ interface Refusal {
   sentence: RegExp;
   /** Text of the configuration that must not appear anywhere in the output (a password). */
   secret?: string;
+  /** The bound on the exit from the first log line, when it is not START_BOUND_MS, and why. */
+  boundMs?: number;
+  /** The PORT given: /readyz is asked every 50 ms until the exit, and must never have said 200. */
+  readyzPort?: number;
+}
+
+/** /readyz's answers from now until `exited`: a status, or 0 for no answer (not listening yet, a stalled loop). */
+async function readyzAnswers(port: number, exited: Promise<unknown>): Promise<number[]> {
+  const answers: number[] = [];
+  let done = false;
+  void exited.then(() => (done = true));
+  while (!done) {
+    answers.push(await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status, () => 0));
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return answers;
 }
 
 function waitExit(server: MainProcess): Promise<MainExit> {
@@ -56,9 +74,11 @@ function waitExit(server: MainProcess): Promise<MainExit> {
 
 /** Starts main.ts with `env` and checks that it refuses to start as `expected` says. */
 async function expectRefusal(env: Record<string, string | undefined>, expected: Refusal): Promise<MainProcess> {
-  const server = spawnMain({ DATA_DIR: join(tmp, "default-data"), ...env });
+  const server = spawnMain({ DATA_DIR: join(tmp, "default-data"), ...env, ...(expected.readyzPort && { PORT: String(expected.readyzPort) }) });
+  const readyz = expected.readyzPort ? readyzAnswers(expected.readyzPort, server.exited) : undefined;
   const exit = await waitExit(server);
   const out = server.output();
+  if (readyz) expect(await readyz, out).not.toContain(200);
   expect(exit.code, out).toBe(1);
   const errors = server.lines().filter((l) => l.level >= LEVEL.error);
   expect(errors, out).toHaveLength(1);
@@ -73,7 +93,7 @@ async function expectRefusal(env: Record<string, string | undefined>, expected: 
   expect(out).not.toMatch(/\bat .*\.(ts|js):\d+/);
   expect(server.stderr()).toBe("");
   if (expected.secret) expect(out).not.toContain(expected.secret);
-  expect(exit.firstLineToExitMs ?? 0, `exited ${exit.firstLineToExitMs} ms after its first log line:\n${out}`).toBeLessThan(START_BOUND_MS);
+  expect(exit.firstLineToExitMs ?? 0, `exited ${exit.firstLineToExitMs} ms after its first log line:\n${out}`).toBeLessThan(expected.boundMs ?? START_BOUND_MS);
   return server;
 }
 
@@ -99,10 +119,13 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
     );
   }, TEST_MS);
 
-  it("DATABASE_URL at a server that never answers ends within DB_CONNECT_TIMEOUT_MS", async () => {
-    // Accepts the TCP connection and then says nothing: a black-holed database, bounded only by
-    // the connect timeout (so the bound of this case is DB_CONNECT_TIMEOUT_MS, here 1 s).
+  it("DATABASE_URL at a server that never answers ends after STARTUP_CONNECT_TRIES tries of DB_CONNECT_TIMEOUT_MS", async () => {
+    // Accepts the TCP connection and then says nothing: a black-holed database, bounded by the
+    // connect timeout (here 1 s) of each of the start's STARTUP_CONNECT_TRIES tries (a database
+    // only slow to accept, on a starved machine, is waited for that long) and their pauses.
+    let tries = 0;
     const silent: Server = createServer(() => {});
+    silent.on("connection", () => tries++);
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const { port } = silent.address() as { port: number };
     try {
@@ -112,8 +135,11 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
           code: "DATABASE_SILENT",
           setting: "DATABASE_URL",
           sentence: new RegExp(`^The database at 127\\.0\\.0\\.1:${port} did not answer within DB_CONNECT_TIMEOUT_MS \\(1000 ms\\): check that DATABASE_URL points at a running Postgres`),
+          // Six tries of 1 s and five pauses of at most 1 s, with room for a starved process.
+          boundMs: STARTUP_CONNECT_TRIES * 2_000 + 10_000,
         },
       );
+      expect(tries).toBe(STARTUP_CONNECT_TRIES);
     } finally {
       silent.close();
     }
@@ -144,6 +170,37 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
   });
 
   describe.runIf(DATABASE_URL)("on the test Postgres", () => {
+    it("a database that goes silent mid-start (a new connection, or an answer) is DATABASE_SILENT, and /readyz never said 200 before it", async () => {
+      // A proxy in front of the test Postgres passes the first connection and swallows the
+      // second's startup packet, and everything after it on every connection: the start gets
+      // past its first statements, then either a new connection times out (pg's "timeout
+      // expired" on a client of its own, which used to end the start as "Threadline could not
+      // start: timeout expired") or a statement's answer does ("Query read timeout", which
+      // ended it as "The database is unavailable").
+      const target = new URL(DATABASE_URL!);
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      let startups = 0;
+      // A StartupMessage: length, then protocol 3.0 (0x00030000).
+      void proxy.blackholeOn((chunk) => chunk.length >= 8 && chunk.readUInt32BE(4) === 0x00030000 && ++startups === 2);
+      try {
+        await expectRefusal(
+          { DATABASE_URL: proxy.url(DATABASE_URL!), DATABASE_SCHEMA: testSchema("silent"), DB_CONNECT_TIMEOUT_MS: "1000", DB_STATEMENT_TIMEOUT_MS: "2000", DB_RETRY_MAX_MS: "5000" },
+          {
+            code: "DATABASE_SILENT",
+            setting: "DATABASE_URL",
+            // Whichever bound passes first: the new connection's, or an answer on the first one's.
+            sentence: new RegExp(`^The database at 127\\.0\\.0\\.1:${proxy.port} (did not answer within DB_CONNECT_TIMEOUT_MS \\(1000 ms\\)|stopped answering during the start \\(a statement got no answer within DB_STATEMENT_TIMEOUT_MS and a second\\)): check that`),
+            readyzPort: await closedPort(),
+            // A statement that gets no answer is retried within DB_RETRY_MAX_MS: each attempt is
+            // bounded by DB_STATEMENT_TIMEOUT_MS and a second (3 s here), the retries by 5 s more.
+            boundMs: 30_000,
+          },
+        );
+      } finally {
+        await proxy.close();
+      }
+    }, TEST_MS);
+
     it("a DATABASE_DIRECT_URL at a closed port is refused by name, not waited on", async () => {
       // DATABASE_URL is declared a transaction pooler, so the start probes the direct URL for its
       // LISTEN session; before, that probe was retried for ever and the start never ended.

@@ -68,7 +68,7 @@ describe.skipIf(!DATABASE_URL)("instances started together on a starved CPU (Pos
       async () => {
         const failed: Instance[] = [];
         for (let r = 1; r <= ROUNDS; r++) {
-          const busy = startBusyLoops(2);
+          const busy = startBusyLoops({ perCore: 2 });
           let instances: Instance[];
           try {
             instances = await round(n);
