@@ -16,14 +16,16 @@
  * knows nothing of later migrations, still reads whether it runs on them. Outside it, readiness
  * fails (SchemaTooNewError: /readyz 503) and the load balancer stops sending this instance work.
  */
-import type { Db } from "./db.ts";
+import type { Db, Tx } from "./db.ts";
 import { coerceError, DatabaseUnavailableError, SchemaTooNewError, StoreNotReadyError } from "./errors.ts";
 import { applyOutsideTransaction, applyWithoutTimeout, NoMigrationSessionError, type LongMigrationDb } from "./long-migration.ts";
 import { migrationFile, planMigrations, type Migration, type PlannedMigration } from "./migration-plan.ts";
 import { MIGRATIONS } from "./migrations.generated.ts";
 import { withRetry } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
-import { bootstrapMigrations, claimMigration, selectAppliedMigrations, selectSchemaWindow } from "./sql/migrations.ts";
+import { distributeSchema, type DistributeSetting } from "./distribution.ts";
+import { hasCitus } from "./sql/distribution.ts";
+import { bootstrapMigrations, claimMigration, lockSchemaSetup, selectAppliedMigrations, selectSchemaWindow } from "./sql/migrations.ts";
 
 export type { Migration } from "./migration-plan.ts";
 
@@ -45,6 +47,8 @@ export interface MigrateOptions {
   long?: LongMigrationDb;
   /** the migrations to apply (default: this release's); a test stands for another release with its own list */
   migrations?: readonly Migration[];
+  /** "auto" (default): on a database with Citus, the tables are distributed after the migrations (distribution.ts) */
+  distribute?: DistributeSetting;
 }
 
 export async function migrate(db: Db, schema: SchemaNames, opts: MigrateOptions = {}): Promise<void> {
@@ -73,6 +77,19 @@ export async function migrate(db: Db, schema: SchemaNames, opts: MigrateOptions 
       throw new Error(`Migration ${migrationFile(m)} failed on schema ${schema.name} ${undone}: ${coerceError(err).message}`, { cause: err });
     }
   }
+  if (opts.distribute !== "off" && (await withRetry(() => hasCitus(db)))) await withRetry(() => distribute(db, opts.long, schema));
+}
+
+/**
+ * The distribution step on Citus, under the set-up lock, without a statement timeout where the
+ * backend has a connection for that: a schema with rows copies them to the shards.
+ */
+function distribute(db: Db, long: LongMigrationDb | undefined, schema: SchemaNames): Promise<string[]> {
+  const run = async (tx: Tx) => {
+    await lockSchemaSetup(tx, schema.name);
+    return distributeSchema(tx, schema);
+  };
+  return long ? long.transactionWithoutTimeout(run) : db.transaction(run);
 }
 
 function apply(db: Db, long: LongMigrationDb | undefined, schema: SchemaNames, m: PlannedMigration, script: string): Promise<void> {

@@ -125,8 +125,11 @@ export interface ThreadMetaChange {
 
 /**
  * Renames and/or archives a thread, and returns it as the list shows it; null when there is no
- * such thread (for this tenant). One statement. updated_at stays: it orders the list by
- * activity, and a rename is not activity.
+ * such thread (for this tenant). The update, then the thread as listed, two statements: on
+ * Citus, the listing's lookups in the log cannot join the rows an update returns (a CTE), only
+ * the table. A change committed between the two shows, as it would on the next read. updated_at stays: it orders the list by
+ * activity, and a rename is not activity. The archive time is the caller's clock (`now`, ms):
+ * Citus refuses now() inside the CASE of a distributed update, and the time is only shown.
  */
 export async function updateThreadMeta(
   db: Queryable,
@@ -134,21 +137,24 @@ export async function updateThreadMeta(
   threadId: string,
   tenantId: string | null,
   change: ThreadMetaChange,
+  now: number = Date.now(),
 ): Promise<ThreadListing | null> {
+  const { rowCount } = await db.query(
+    `update ${s}.threads u
+     set title = case when $3::boolean then $4::text else u.title end,
+         archived_at = case when $5::boolean is null then u.archived_at
+                            when $5::boolean then coalesce(u.archived_at, to_timestamp($6::float8 / 1000))
+                            else null end
+     where u.thread_id = $1::text and ($2::text is null or u.tenant_id = $2::text)`,
+    [threadId, tenantId, change.title !== undefined, change.title ?? null, change.archived ?? null, now],
+  );
+  if (rowCount === 0) return null;
   const { rows } = await db.query<ThreadDbRow & ListingDbColumns>(
-    `with t as (
-       update ${s}.threads u
-       set title = case when $3::boolean then $4::text else u.title end,
-           archived_at = case when $5::boolean is null then u.archived_at
-                              when $5::boolean then coalesce(u.archived_at, now())
-                              else null end
-       where u.thread_id = $1::text and ($2::text is null or u.tenant_id = $2::text)
-       returning u.*
-     )
-     select ${THREAD_COLUMNS}, ${LISTING_COLUMNS}
-     from t
-     ${LISTING_JOINS(s)}`,
-    [threadId, tenantId, change.title !== undefined, change.title ?? null, change.archived ?? null],
+    `select ${THREAD_COLUMNS}, ${LISTING_COLUMNS}
+     from ${s}.threads t
+     ${LISTING_JOINS(s)}
+     where t.thread_id = $1::text`,
+    [threadId],
   );
   return rows[0] ? listingFromRow(rows[0]) : null;
 }
