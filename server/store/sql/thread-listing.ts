@@ -28,8 +28,11 @@ export interface ListingDbColumns {
 
 export const LISTING_COLUMNS = `t.title, first_user.text as first_text, t.archived_at, suspension.reason as suspended_for`;
 
-/** The lateral lookups LISTING_COLUMNS reads; `t` is the threads row. */
-export const LISTING_JOINS = (s: string) => `
+/**
+ * The lateral lookups LISTING_COLUMNS reads; `t` is the threads row. `thread`: the one thread
+ * listed (an SQL expression), named on the log as well so that Citus prunes the lookups to its shard.
+ */
+export const LISTING_JOINS = (s: string, thread?: string) => `
      left join lateral (
        select case jsonb_typeof(e.data->'message'->'content')
                 when 'string' then e.data->'message'->>'content'
@@ -37,14 +40,14 @@ export const LISTING_JOINS = (s: string) => `
                       where p->>'type' = 'text' limit 1)
               end as text
        from ${s}.workflow_events e
-       where e.thread_id = t.thread_id and e.type = 'message.appended' and e.data->'message'->>'role' = 'user'
+       where e.thread_id = t.thread_id${thread ? ` and e.thread_id = ${thread}` : ""} and e.type = 'message.appended' and e.data->'message'->>'role' = 'user'
        order by e.seq
        limit 1
      ) first_user on true
      left join lateral (
        select e.data->>'reason' as reason
        from ${s}.workflow_events e
-       where t.status = 'WAITING' and e.thread_id = t.thread_id and e.type = 'workflow.suspended'
+       where t.status = 'WAITING' and e.thread_id = t.thread_id${thread ? ` and e.thread_id = ${thread}` : ""} and e.type = 'workflow.suspended'
        order by e.seq desc
        limit 1
      ) suspension on true`;
@@ -152,7 +155,7 @@ export async function updateThreadMeta(
   const { rows } = await db.query<ThreadDbRow & ListingDbColumns>(
     `select ${THREAD_COLUMNS}, ${LISTING_COLUMNS}
      from ${s}.threads t
-     ${LISTING_JOINS(s)}
+     ${LISTING_JOINS(s, "$1::text")}
      where t.thread_id = $1::text`,
     [threadId],
   );
