@@ -1,0 +1,69 @@
+/**
+ * Issue 31's acceptance on Citus (CITUS_URL: a coordinator and two workers, set by .ci/run): two
+ * server processes given only the coordinator's URL and a fresh DATABASE_SCHEMA. The schema's
+ * tables are distributed at their start; 40 runs at once, half started on each instance, all
+ * finish, and their threads' events sit on both workers; no Citus planning error in either log.
+ * Following a run from the other instance, cancel through it and SIGKILL takeover run on Citus in
+ * multiprocess.test.ts and multiprocess-recovery.test.ts with DATABASE_URL=$CITUS_URL (.ci/run).
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cluster, isTerminal, pieces, postRun, startCluster, within } from "../support/multiprocess-kit.ts";
+import type { ServerProcess } from "../support/server-process.ts";
+
+const CITUS_URL = process.env.CITUS_URL;
+if (!CITUS_URL) console.warn("[citus-two-instances] SKIPPED: CITUS_URL is not set (.ci/run builds Citus and sets it; see docs/scaling.md)");
+
+/** What Citus answers a statement it cannot plan on shards: none may appear in a server's log. */
+const CITUS_PLANNING_ERRORS = /could not run distributed query|non-IMMUTABLE|cannot be pushed down|cannot push down/;
+
+describe.skipIf(!CITUS_URL)("two server processes on a Citus coordinator", () => {
+  let cluster: Cluster;
+  let a: ServerProcess;
+  let b: ServerProcess;
+  const admin = new pg.Pool({ connectionString: CITUS_URL, max: 2 });
+
+  beforeAll(async () => {
+    cluster = await startCluster(CITUS_URL);
+    [a, b] = await Promise.all([cluster.spawn("A"), cluster.spawn("B")]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+    await admin.end();
+  }, 30_000);
+
+  it("distributes threads, workflow_events and runs at start, co-located", async () => {
+    const { rows } = await admin.query<{ relname: string; colocationid: number }>(
+      `select c.relname, p.colocationid from pg_dist_partition p join pg_class c on c.oid = p.logicalrelid
+       join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1::text`,
+      [cluster.schema],
+    );
+    const group = new Map(rows.map((r) => [r.relname, r.colocationid]));
+    for (const table of ["threads", "workflow_events", "runs"]) expect(group.get(table)).toBe(group.get("threads"));
+  });
+
+  it("40 runs at once, 20 started on each instance, all finish, and their events sit on both workers", async () => {
+    const words = pieces("w", 8);
+    cluster.upstream.script = () => ({ text: words, chunkDelayMs: 2 });
+    const threads = Array.from({ length: 40 }, (_, i) => `citus-${Date.now()}-${i}`);
+    const streams = await Promise.all(threads.map((threadId, i) => postRun(i % 2 ? b : a, "default", { threadId, runId: "r1", text: "hello" })));
+    const ends = await Promise.all(streams.map((s, i) => within(60_000, s.done, `run ${threads[i]}`, () => cluster.output())));
+    for (const frames of ends) {
+      expect(frames.filter(isTerminal).map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
+      expect(frames.filter((f) => f.event.type === "TEXT_MESSAGE_CONTENT").map((f) => f.event.delta).join("")).toBe(words.join(""));
+    }
+    // Where each thread's shard is placed, and how many events each worker holds of them.
+    const table = `"${cluster.schema}".workflow_events`;
+    const { rows } = await admin.query<{ nodeport: number; threads: number }>(
+      `select s.nodeport, count(*)::int as threads
+       from unnest($2::text[]) as t(id)
+       join citus_shards s on s.table_name = $1::regclass and s.shardid = get_shard_id_for_distribution_column($1::regclass, t.id)
+       group by s.nodeport order by s.nodeport`,
+      [table, threads],
+    );
+    expect(rows.map((r) => r.nodeport)).toEqual([5442, 5443]);
+    for (const threadId of threads) expect((await cluster.store.read(threadId)).length).toBeGreaterThan(words.length);
+    expect(cluster.output()).not.toMatch(CITUS_PLANNING_ERRORS);
+  }, 120_000);
+});
