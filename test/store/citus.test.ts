@@ -89,6 +89,13 @@ describe.skipIf(!url)("Citus", () => {
     }
     expect(tables.get("threads")!.colocation).not.toBe(tables.get("schedules")!.colocation);
     expect(tables.has("migrations")).toBe(false);
+    // A table a new migration adds must be in the list (distribution.ts), or it would stay on the coordinator.
+    const all = await sql<{ relname: string }>(
+      `select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = $1::text and c.relkind in ('r', 'p') and c.relname !~ '_[0-9]+$'`,
+      [schema],
+    );
+    expect(all.map((r) => r.relname).filter((t) => t !== "migrations").sort()).toEqual([...tables.keys()].sort());
     const applied = await sql<{ n: number }>(`select count(*)::int as n from "${schema}".migrations`);
     expect(applied[0]!.n).toBeGreaterThan(0);
   });
