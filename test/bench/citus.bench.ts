@@ -1,6 +1,7 @@
 /**
  * The store's writes on Citus (a coordinator and two workers, CITUS_URL) against single Postgres
- * (DATABASE_URL), in one run: `npx tsx test/bench/citus.bench.ts`; prints a table of ratios.
+ * (DATABASE_URL), in one run: `npm run bench:citus`; prints a table of ratios. Without CITUS_URL
+ * it says so and measures nothing.
  *
  * - one stream: one thread, each token append() awaited before the next: per-token latency
  *   p50/p99 (a slow upstream's case: every token a flush of its own);
@@ -23,7 +24,7 @@ const TOKENS_PER_STREAM = 40;
 
 const backends = [
   { name: "postgres", url: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test" },
-  { name: "citus", url: process.env.CITUS_URL ?? "postgres://postgres@127.0.0.1:5441/postgres" },
+  { name: "citus", url: process.env.CITUS_URL ?? "" },
 ];
 
 const token = (i: number): WorkflowEvent => ({ type: "text.delta", data: { runId: "bench", messageId: "m", delta: `token ${i} ` } });
@@ -61,6 +62,10 @@ async function manyStreams(store: EventStore, samples: number[]): Promise<{ toke
 }
 
 async function main(): Promise<void> {
+  if (!process.env.CITUS_URL) {
+    console.log("CITUS_URL is not set: nothing to measure (../shared/vendor/citus/citus.sh up, then CITUS_URL=postgres://postgres@127.0.0.1:5441/postgres).");
+    return;
+  }
   const opened = backends.map((b) => {
     const schema = `bench_${randomBytes(6).toString("hex")}`;
     return { ...b, schema, store: createPostgresStore({ connectionString: b.url, schema }) };
