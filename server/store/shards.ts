@@ -37,17 +37,23 @@ export function schemaShards(db: Queryable, schema: SchemaNames): Shards {
     distributed = (await hasCitus(db)) && (await selectDistributedTables(db, schema.name)).has("threads");
   }
 
+  /** A failed detection is asked again next time, not kept: it was the database that failed, not the answer. */
+  function ask(): Promise<void> {
+    const asking = detect().catch((err: unknown) => {
+      if (detected === asking) detected = undefined;
+      throw err;
+    });
+    detected = asking;
+    return asking;
+  }
+
   return {
     get distributed() {
       return distributed;
     },
-    detect() {
-      detected = detect();
-      return detected;
-    },
+    detect: ask,
     async group<T>(items: readonly T[], threadOf: (item: T) => string): Promise<T[][]> {
-      detected ??= detect();
-      await detected;
+      await (detected ?? ask());
       if (!distributed || items.length === 0) return items.length === 0 ? [] : [[...items]];
       const unknown = [...new Set(items.map(threadOf).filter((t) => !shardOf.has(t)))];
       if (unknown.length > 0) {
