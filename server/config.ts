@@ -107,6 +107,11 @@ export const ConfigSchema = z.object({
   DATA_DIR: optionalString.transform((v) => v ?? "./data"),
   /** Postgres schema for the store's tables: several deployments (or tests) can share a database. */
   DATABASE_SCHEMA: optionalString.transform((v) => v ?? "threadline"),
+  /**
+   * On a database with the Citus extension: "auto" distributes the tables at start, per thread and
+   * per tenant (docs/scaling.md); "off" keeps them local to the node DATABASE_URL names.
+   */
+  DATABASE_DISTRIBUTE: z.enum(["auto", "off"]).default("auto"),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,
   /** The model name on OpenAI when MODEL is unset (models/from-config.ts: DEFAULT_OPENAI_MODEL when unset too). */

@@ -35,6 +35,7 @@ export function openDatabase(
       connectionString: config.DATABASE_URL,
       directConnectionString: config.DATABASE_DIRECT_URL,
       poolMode: config.DATABASE_POOL_MODE,
+      distribute: config.DATABASE_DISTRIBUTE,
       timeouts: dbTimeouts(config),
     });
   }

@@ -81,7 +81,7 @@ async function commit(deps: WriterDeps, opts: WriterOptions, batch: QueuedAppend
   const ends = deps.runEnds ? runEndsOf(batch, plan) : [];
   const statements = [
     ...(admitted ? [admitted] : []),
-    appendBatch(deps.s, plan),
+    appendBatch(deps.s, plan, deps.clock?.()),
     ...(compacted ? [compacted] : []),
     ...(ends.length > 0 ? [deps.runEnds!(ends)] : []),
     ...(deps.doorbell ? [deps.doorbell(plan.threads.ids)] : []),

@@ -18,7 +18,7 @@
  * knows nothing of later migrations, still reads whether it runs on them. Outside it, readiness
  * fails (SchemaTooNewError: /readyz 503) and the load balancer stops sending this instance work.
  */
-import type { Db } from "./db.ts";
+import type { Db, Tx } from "./db.ts";
 import { CommitOutcomeUnknownError, coerceError, DatabaseUnavailableError, SchemaTooNewError, StoreNotReadyError } from "./errors.ts";
 import { applyOutsideTransaction, applyWithoutTimeout, NoMigrationSessionError, type LongMigrationDb } from "./long-migration.ts";
 import { migrationFile, planMigrations, type Migration, type PlannedMigration } from "./migration-plan.ts";
@@ -26,7 +26,9 @@ import { MIGRATIONS } from "./migrations.generated.ts";
 import { MIGRATION_RETRY, STARTUP_CONNECT_TRIES } from "./migration-bounds.ts";
 import { isConnectTimeout, isTransientError, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
-import { bootstrapMigrations, claimMigration, selectAppliedMigrations, selectSchemaWindow } from "./sql/migrations.ts";
+import { distributeSchema, type DistributeSetting } from "./distribution.ts";
+import { hasCitus } from "./sql/distribution.ts";
+import { bootstrapMigrations, claimMigration, lockSchemaSetup, selectAppliedMigrations, selectSchemaWindow } from "./sql/migrations.ts";
 
 export type { Migration } from "./migration-plan.ts";
 
@@ -50,6 +52,8 @@ export interface MigrateOptions {
   migrations?: readonly Migration[];
   /** the retries of a transient loss (default MIGRATION_RETRY, migration-bounds.ts); a test shortens them */
   retry?: Omit<RetryOptions, "retryIf">;
+  /** "auto" (default): on a database with Citus, the tables are distributed after the migrations (distribution.ts) */
+  distribute?: DistributeSetting;
 }
 
 /**
@@ -115,6 +119,19 @@ export async function migrate(db: Db, schema: SchemaNames, opts: MigrateOptions 
       throw new Error(`Migration ${migrationFile(m)} failed on schema ${schema.name} ${undone}: ${coerceError(err).message}`, { cause: err });
     }
   }
+  if (opts.distribute !== "off" && (await withRetry(() => hasCitus(db), retry()))) await withRetry(() => distribute(db, opts.long, schema), retry());
+}
+
+/**
+ * The distribution step on Citus, under the set-up lock, without a statement timeout where the
+ * backend has a connection for that: a schema with rows copies them to the shards.
+ */
+function distribute(db: Db, long: LongMigrationDb | undefined, schema: SchemaNames): Promise<string[]> {
+  const run = async (tx: Tx) => {
+    await lockSchemaSetup(tx, schema.name);
+    return distributeSchema(tx, schema);
+  };
+  return long ? long.transactionWithoutTimeout(run) : db.transaction(run);
 }
 
 function apply(db: Db, long: LongMigrationDb | undefined, schema: SchemaNames, m: PlannedMigration, script: string): Promise<void> {

@@ -240,6 +240,7 @@ function postgresStore(
     readWaitMs: conn.readWaitMs,
     long: conn.long,
     schema,
+    distribute: opts.distribute,
     writer: opts.writer,
     retry: opts.retry,
     listener: conn.listener,

@@ -7,6 +7,7 @@ import { STREAM_EVENT_TYPES } from "../../protocol/events.ts";
 import { DEFAULT_TENANT } from "../tenant.ts";
 import { assertLegalAppend } from "./batch.ts";
 import type { Db } from "./db.ts";
+import type { DistributeSetting } from "./distribution.ts";
 import { InvalidCursorError, ThreadNotFoundError, ThreadNotOwnedError } from "./errors.ts";
 import type { DoorbellListener } from "./listener.ts";
 import type { LongMigrationDb } from "./long-migration.ts";
@@ -21,7 +22,7 @@ import { gatheredReads } from "./gathered-reads.ts";
 import { selectCheckpoint } from "./sql/checkpoints.ts";
 import { readCompacted } from "./sql/compacted.ts";
 import { countEventsAfter, deleteStreamEvents, readEvents, readEventsPage } from "./sql/events.ts";
-import { acquireLease, claimExpiredLeases, heartbeatLeases, releaseAllLeases, releaseLease } from "./sql/leases.ts";
+import { acquireLease, claimExpiredLease, heartbeatLeases, releaseLease, releaseLeases, selectExpiredLeases, selectLeasedThreads } from "./sql/leases.ts";
 import { selectRunStatus } from "./sql/run-status.ts";
 import { insertWebhookDeliveries } from "./sql/webhook-outbox.ts";
 import { webhookOutbox } from "./webhook-store.ts";
@@ -31,13 +32,17 @@ import { countQueuedRuns, insertQueuedRun, selectNextQueuedRun, selectRun } from
 import { deleteThread, insertThread, selectLastSeqs, selectThread, type ThreadKey } from "./sql/threads.ts";
 import { selectThreadPage, updateThreadMeta } from "./sql/thread-listing.ts";
 import { encodeThreadCursor, ThreadCursorSchema } from "./thread-cursor.ts";
-import type { AdmissionView, ConnectionReport, EventStore, PoolName, PoolStats } from "./types.ts";
+import type { AdmissionView, ConnectionReport, EventStore, PoolName, PoolStats, ThreadRow } from "./types.ts";
+import { inlinedWhen } from "./inline-params.ts";
+import { schemaShards } from "./shards.ts";
 import { createWriter, type WriterOptions } from "./writer.ts";
 
 /** Options both backends accept. */
 export interface CommonStoreOptions {
   /** Postgres schema holding the store's tables (default "threadline") */
   schema?: string;
+  /** DATABASE_DISTRIBUTE: on a database with Citus, "auto" (default) distributes the tables at migrate() (distribution.ts) */
+  distribute?: DistributeSetting;
   writer?: WriterOptions;
   /** retries of transient errors, for the writer and single statements */
   retry?: RetryOptions;
@@ -71,6 +76,7 @@ export interface StoreParts {
   /** where migrations run (default: db); Postgres gives them a connection with the migration bounds (migration-bounds.ts) */
   migrationDb?: Db;
   schema: SchemaNames;
+  distribute?: DistributeSetting;
   listener: (handlers: DoorbellHandlers) => DoorbellListener;
   writer?: WriterOptions;
   retry?: RetryOptions;
@@ -109,9 +115,15 @@ export const ADMISSION_READS_PER_STATEMENT = 500;
 export function createEventStore(parts: StoreParts): EventStore {
   const { schema } = parts;
   // Every statement of the store, the writer's and the leases' included, passes the one guard.
-  const db = guardDb(parts.db);
-  const leaseDb = parts.leaseDb ? guardDb(parts.leaseDb) : db;
-  const migrationDb = parts.migrationDb ? guardDb(parts.migrationDb) : db;
+  const guarded = guardDb(parts.db);
+  // On Citus shards, statements carry their values as literals (inline-params.ts) and group
+  // their threads by shard (shards.ts); on one node, neither.
+  const shards = schemaShards(guarded, schema);
+  const onShards = () => shards.distributed;
+  const db = inlinedWhen(guarded, onShards);
+  const leaseDb = parts.leaseDb ? inlinedWhen(guardDb(parts.leaseDb), onShards) : db;
+  const byShard = (threadIds: readonly string[]) => retry(() => shards.group(threadIds, (id) => id));
+  const migrationDb = parts.migrationDb ? inlinedWhen(guardDb(parts.migrationDb), onShards) : db;
   const s = schema.ident;
   const instanceId = randomUUID();
   const feed = new LiveFeed();
@@ -162,6 +174,8 @@ export function createEventStore(parts: StoreParts): EventStore {
       runEnds: (ends) => insertWebhookDeliveries(s, ends, webhooks.targets()),
       doorbell: (threadIds) => ringDoorbell(schema.channel, encodeDoorbell(instanceId, threadIds)),
       afterCommit: (committed) => feed.publish(committed),
+      split: (batch) => retry(() => shards.group(batch, (a) => a.threadId)),
+      clock: () => (shards.distributed ? Date.now() : undefined),
     },
     { ...parts.writer, retry: parts.writer?.retry ?? parts.retry },
   );
@@ -182,7 +196,8 @@ export function createEventStore(parts: StoreParts): EventStore {
       await parts.open?.().catch((err: unknown) => {
         throw classifyDbError(err);
       });
-      await migrate(migrationDb, schema, { long: parts.long });
+      await migrate(migrationDb, schema, { long: parts.long, distribute: parts.distribute });
+      await retry(() => shards.detect());
     },
 
     async ensureThread(threadId, agentId, tenantId = DEFAULT_TENANT) {
@@ -299,11 +314,36 @@ export function createEventStore(parts: StoreParts): EventStore {
     acquireLease: (threadId, leaseOwner, ttlMs) => retry(() => acquireLease(leaseDb, s, threadId, leaseOwner, ttlMs)),
     // Not retried: a beat that fails is a missed beat (the TTL spans three); retrying it for
     // the whole retry bound would only delay the next one.
-    heartbeat: (leaseOwner, threadIds, ttlMs) =>
-      threadIds.length === 0 ? Promise.resolve([]) : heartbeatLeases(leaseDb, s, leaseOwner, threadIds, ttlMs),
+    // One statement per shard (one on a single node), so that none spans two.
+    async heartbeat(leaseOwner, threadIds, ttlMs) {
+      if (threadIds.length === 0) return [];
+      const groups = await shards.group(threadIds, (id) => id);
+      return (await Promise.all(groups.map((g) => heartbeatLeases(leaseDb, s, leaseOwner, g, ttlMs)))).flat();
+    },
     releaseLease: (threadId, leaseOwner) => retry(() => releaseLease(leaseDb, s, threadId, leaseOwner)),
-    releaseAllLeases: (leaseOwner) => retry(() => releaseAllLeases(leaseDb, s, leaseOwner)),
-    claimExpired: (leaseOwner, ttlMs, limit, executingHere) => retry(() => claimExpiredLeases(leaseDb, s, leaseOwner, ttlMs, limit, executingHere)),
+    async releaseAllLeases(leaseOwner) {
+      const held = await retry(() => selectLeasedThreads(leaseDb, s, leaseOwner));
+      const released: string[] = [];
+      for (const group of await byShard(held)) released.push(...(await retry(() => releaseLeases(leaseDb, s, leaseOwner, group))));
+      return released;
+    },
+    // Candidates first, then one claim each (sql/leases.ts): the claim is where the lock is. A
+    // candidate another claimer took meanwhile is passed over and the next ones read, so that
+    // concurrent claimers share the orphans rather than all reaching for the first `limit`.
+    async claimExpired(leaseOwner, ttlMs, limit, executingHere = []) {
+      const passed = [...executingHere];
+      const claimed: ThreadRow[] = [];
+      while (claimed.length < limit) {
+        const candidates = await retry(() => selectExpiredLeases(leaseDb, s, limit - claimed.length, passed));
+        if (candidates.length === 0) break;
+        for (const threadId of candidates) {
+          passed.push(threadId);
+          const row = await retry(() => claimExpiredLease(leaseDb, s, threadId, leaseOwner, ttlMs, executingHere));
+          if (row) claimed.push(row);
+        }
+      }
+      return claimed;
+    },
 
     compact: (olderThanMs) => retry(() => deleteStreamEvents(db, s, olderThanMs, STREAM_EVENT_TYPES)),
 

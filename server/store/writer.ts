@@ -15,7 +15,7 @@
  */
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import type { Db, Statement } from "./db.ts";
-import { AppendError, StoreClosedError } from "./errors.ts";
+import { AppendError, DatabaseUnavailableError, StoreClosedError } from "./errors.ts";
 import { flush, type QueuedAppend } from "./flush.ts";
 import type { RetryOptions } from "./retry.ts";
 import type { Checkpoint, FoldState } from "../../protocol/checkpoint.ts";
@@ -63,6 +63,13 @@ export interface WriterDeps {
   runEnds?: (ends: readonly RunEnd[]) => Statement;
   /** runs after commit, with the committed events by thread in seq order (this process's followers) */
   afterCommit: (committed: ReadonlyMap<string, readonly StoredEvent[]>) => void;
+  /**
+   * A batch split into the batches that each touch one shard (shards.ts), flushed one after
+   * another; absent: the whole batch is one flush (one node).
+   */
+  split?: (batch: QueuedAppend[]) => Promise<QueuedAppend[][]>;
+  /** the time a flush stamps (ms), where the database's now() cannot be used (Citus: sql/events.ts appendBatch) */
+  clock?: () => number | undefined;
 }
 
 export interface WriterAppendOptions {
@@ -105,12 +112,23 @@ export function createWriter(deps: WriterDeps, opts: WriterOptions = {}): Writer
   async function drain(): Promise<void> {
     while (queue.length > 0) {
       const batch = takeBatch(queue, maxFlush);
+      let parts: QueuedAppend[][];
       try {
-        await flush(deps, opts, batch);
+        parts = deps.split ? await deps.split(batch) : [batch];
       } catch (err) {
+        // The shard lookup failed (retried already): the database is what failed, not the appends.
         const error = err instanceof Error ? err : new Error(String(err));
-        opts.onError?.(error);
-        for (const a of batch) a.reject(new AppendError(a.threadId, a.events.length, error));
+        for (const a of batch) a.reject(error instanceof DatabaseUnavailableError ? error : new AppendError(a.threadId, a.events.length, error));
+        continue;
+      }
+      for (const part of parts) {
+        try {
+          await flush(deps, opts, part);
+        } catch (err) {
+          const error = err instanceof Error ? err : new Error(String(err));
+          opts.onError?.(error);
+          for (const a of part) a.reject(new AppendError(a.threadId, a.events.length, error));
+        }
       }
     }
   }

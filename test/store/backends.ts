@@ -12,12 +12,14 @@ import type { CommonStoreOptions } from "../../server/store/store.ts";
 import type { EventStore } from "../../server/store/types.ts";
 
 export interface StoreBackend {
-  name: "pglite" | "postgres";
+  name: "pglite" | "postgres" | "citus";
   /** a new store (not migrated) on `schema` of this file's database */
   open(schema: string, opts?: CommonStoreOptions): EventStore;
   /** a query straight to the database, for assertions the store's API does not answer */
   sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
   dropSchema(schema: string): Promise<void>;
+  /** Citus: how many shards these threads' rows are on (absent: one node) */
+  shardGroups?(schema: string, threadIds: readonly string[]): Promise<number>;
   /** frees what the backend holds for this file */
   dispose(): Promise<void>;
 }

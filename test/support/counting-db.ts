@@ -21,11 +21,11 @@ export interface StatementCounts {
 /** A read of the event log. */
 export const isLogRead = (text: string): boolean => /^\s*select[\s\S]*from\s+\S+\.workflow_events/i.test(text);
 /**
- * A lease heartbeat, a recovery sweep, or a poll of the webhook outbox or of the schedules (and
+ * A lease heartbeat, a recovery sweep (its read of candidates, and a claim), or a poll of the webhook outbox or of the schedules (and
  * their unstarted ticks): they come with time, not with runs.
  */
 export const isTimed = (text: string): boolean =>
-  /update\s+\S+\.threads(\s+t)?\s+set\s+lease_expires_at|for update skip locked|from\s+\S+\.(webhook_outbox|schedules|schedule_runs)\s+where\s+(delivered_at is null|not paused|started_at is null)/i.test(text);
+  /update\s+\S+\.threads(\s+t)?\s+set\s+lease_expires_at|for update skip locked|order by lease_expires_at nulls first|from\s+\S+\.(webhook_outbox|schedules|schedule_runs)\s+where\s+(delivered_at is null|not paused|started_at is null)/i.test(text);
 
 export function countingDb(db: Db): { db: Db; counts: StatementCounts; reset(): void } {
   const counts: StatementCounts = { total: 0, roundTrips: 0, logReads: 0, timed: 0, transactions: 0, trips: [] };

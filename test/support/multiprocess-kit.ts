@@ -135,8 +135,8 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(): Promise<Cluster> {
-  const url = DATABASE_URL!;
+/** `url`: the database the processes share (default DATABASE_URL; the Citus suite gives CITUS_URL). */
+export async function startCluster(url: string = DATABASE_URL!): Promise<Cluster> {
   const schema = `mp_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const upstream = await startScriptedUpstream();
   const toolLog = join(tmpdir(), `threadline-tool-runs-${schema}.jsonl`);

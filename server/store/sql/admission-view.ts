@@ -25,11 +25,11 @@ export async function selectAdmissionViews(db: Queryable, s: string, keys: reado
   const { rows } = await db.query<ViewDbRow>(
     `select q.ord, t.thread_id, t.agent_id, t.tenant_id, t.status, t.last_seq, t.active_run_id, t.lease_owner,
             t.lease_expires_at, t.created_at, t.updated_at,
-            exists (select 1 from ${s}.runs r where r.thread_id = t.thread_id and r.run_id = q.run_id) as run_taken,
-            ${checkpointColumnsSql(s, "t.thread_id")}
+            exists (select 1 from ${s}.runs r where r.thread_id = t.thread_id and r.thread_id = any($1::text[]) and r.run_id = q.run_id) as run_taken,
+            ${checkpointColumnsSql(s, "t.thread_id", "$1::text[]")}
        from unnest($1::text[], $2::text[]) with ordinality as q(thread_id, run_id, ord)
-       join ${s}.threads t on t.thread_id = q.thread_id
-       left join ${s}.checkpoints k on k.thread_id = t.thread_id`,
+       join ${s}.threads t on t.thread_id = q.thread_id and t.thread_id = any($1::text[])
+       left join ${s}.checkpoints k on k.thread_id = t.thread_id and k.thread_id = any($1::text[])`,
     [keys.map((k) => k.threadId), keys.map((k) => k.runId)],
     "admission_views",
   );

@@ -28,10 +28,12 @@ export interface CheckpointColumns {
  * query of its own or beside the thread row. The parts come as one json array in seq order: one
  * row per thread whatever the number of patches.
  */
-export function checkpointColumnsSql(s: string, threadId: string): string {
+export function checkpointColumnsSql(s: string, threadId: string, within?: string): string {
+  // `within`: an array of the statement's threads, named on the parts as well, for Citus's pruning (shards.ts)
+  const pruned = within ? ` and p.thread_id = any(${within})` : "";
   return `(select json_agg(json_build_object('seq', p.seq, 'base', p.base_seq, 'part', p.part, 'bytes', p.bytes,
                                             'at', floor(extract(epoch from p.created_at) * 1000)) order by p.seq)
-             from ${s}.checkpoint_parts p where p.thread_id = ${threadId}) as checkpoint_parts,
+             from ${s}.checkpoint_parts p where p.thread_id = ${threadId}${pruned}) as checkpoint_parts,
           k.seq as checkpoint_seq, k.fold as checkpoint_fold, k.created_at as checkpoint_at`;
 }
 

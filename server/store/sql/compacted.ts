@@ -32,7 +32,7 @@ export function insertCompacted(s: string, appends: readonly { threadId: string;
      select c.thread_id, c.seq, c.from_seq, c.run_id, c.type, c.data::jsonb, timestamptz 'epoch' + c.at * interval '1 millisecond'
      from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::float8[])
        as c(thread_id, seq, from_seq, run_id, type, data, at)
-     join ${s}.threads t on t.thread_id = c.thread_id and c.seq <= t.last_seq
+     join ${s}.threads t on t.thread_id = c.thread_id and c.seq <= t.last_seq and t.thread_id = any($1::text[])
      on conflict (thread_id, seq) do nothing`,
     params: [cols.threads, cols.seqs, cols.froms, cols.runs, cols.types, cols.data, cols.ats],
   };

@@ -27,6 +27,16 @@ export interface AppendedThread {
  * Event data travels as text[] and is cast per row: a jsonb[] parameter measured 25% slower
  * (its array literal is parsed, then every element again).
  * Run it inside the flush transaction (Db.batch): the locks are held until its COMMIT.
+ *
+ * `at` (ms since epoch), given on Citus only: the time the batch stamps (the events' and the
+ * checkpoint's created_at, the admitted lease's start, updated_at), in place of the database's
+ * now(), which on Citus would be each node's own transaction's (the events' default is the
+ * worker's, the returned commit time the coordinator's). Citus refuses a stable function inside
+ * CASE or an ON CONFLICT update of a distributed table ("non-IMMUTABLE functions are not allowed
+ * in CASE or COALESCE statements"), since it evaluates them on the coordinator before routing.
+ * The heartbeat restamps the lease with the database clock a third of a TTL later, so an
+ * instance's clock skew moves only the first stretch of a lease. Every table a statement reads
+ * or writes names the batch's threads (`= any($1)`), so that Citus prunes each to the batch's shard.
  */
 /**
  * The status a batch leaves a thread in is its last status-moving event's, except that a cancel
@@ -39,8 +49,11 @@ export interface AppendedThread {
 const ignoredCancel = ignoredCancelSql("c", "t");
 const settles = settlesSql("c", "t");
 
-export function appendBatch(s: string, plan: BatchPlan): Statement {
+export function appendBatch(s: string, plan: BatchPlan, at?: number): Statement {
   const { threads: t, events: e, runs: r } = plan;
+  const now = at === undefined ? "now()" : "to_timestamp($26::float8 / 1000)";
+  // timestamptz + interval is stable too (time zones): the sum is taken in ms, then converted.
+  const admitExpiry = at === undefined ? "now() + c.admit_ttl * interval '1 millisecond'" : "to_timestamp(($26::float8 + c.admit_ttl) / 1000)";
   return {
     text: `with locked as (
        select thread_id
@@ -60,19 +73,19 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
            lease_owner = case when ${settles} then null
                               when c.admit_lease_owner is not null then c.admit_lease_owner else t.lease_owner end,
            lease_expires_at = case when ${settles} then null
-                                   when c.admit_lease_owner is not null then now() + c.admit_ttl * interval '1 millisecond'
+                                   when c.admit_lease_owner is not null then ${admitExpiry}
                                    else t.lease_expires_at end,
            -- Only activity the list orders by moves it (BatchPlan.touched): a flush of tokens
            -- changes no indexed column, so the row is rewritten in place (HOT). Rejected: a
            -- separate listed_at column with the indexes moved onto it, which instances of the
            -- release before (rolling upgrade) would never set.
-           updated_at = case when c.touched then now() else t.updated_at end
+           updated_at = case when c.touched then ${now} else t.updated_at end
        from locked l
        join unnest($1::text[], $2::int[], $3::text[], $4::boolean[], $5::text[], $15::boolean[], $16::text[],
                    $17::text[], $18::text[], $19::float8[], $20::bigint[], $21::text[], $23::boolean[])
          as c(thread_id, n, status, touch_active, active_run_id, cancel_guard, lease_owner,
               admit_agent, admit_lease_owner, admit_ttl, admit_seq, admit_tenant, touched) using (thread_id)
-       where t.thread_id = l.thread_id
+       where t.thread_id = l.thread_id and t.thread_id = any($1::text[])
          -- The fence: a run's events commit only while its executor is still the lease owner.
          -- An instance that froze past its lease and woke after a takeover writes nothing. An
          -- expired lease nobody claimed yet still fences for its owner: refusing it would abort
@@ -86,8 +99,8 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
        returning t.thread_id, t.last_seq - c.n as base, t.last_seq as last
      ),
      inserted as (
-       insert into ${s}.workflow_events (thread_id, seq, run_id, type, data)
-       select e.thread_id, b.base + e.off, e.run_id, e.type, e.data::jsonb
+       insert into ${s}.workflow_events (thread_id, seq, run_id, type, data, created_at)
+       select e.thread_id, b.base + e.off, e.run_id, e.type, e.data::jsonb, ${now}
        from unnest($6::text[], $7::int[], $8::text[], $9::text[], $10::text[])
          as e(thread_id, off, run_id, type, data)
        join bumped b using (thread_id)
@@ -100,18 +113,18 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
        on conflict (thread_id, run_id) do update
        set status = excluded.status,
            input = coalesce(r.input, excluded.input),
-           updated_at = now()
+           updated_at = ${now}
      ),
      checkpointed as (
-       insert into ${s}.checkpoint_parts (thread_id, seq, base_seq, part, bytes)
-       select c.thread_id, b.last, c.base_seq, c.part::jsonb, c.bytes
+       insert into ${s}.checkpoint_parts (thread_id, seq, base_seq, part, bytes, created_at)
+       select c.thread_id, b.last, c.base_seq, c.part::jsonb, c.bytes, ${now}
        from unnest($1::text[], $22::text[], $24::bigint[], $25::int[]) as c(thread_id, part, base_seq, bytes)
        join bumped b using (thread_id)
        where c.part is not null
          -- A patch applies to the part it was diffed against: written only while that part is
          -- still the thread's newest, else the checkpoint stays the older one (still correct).
          and (c.base_seq is null
-              or c.base_seq = (select max(p.seq) from ${s}.checkpoint_parts p where p.thread_id = c.thread_id))
+              or c.base_seq = (select max(p.seq) from ${s}.checkpoint_parts p where p.thread_id = c.thread_id and p.thread_id = any($1::text[])))
        on conflict (thread_id, seq) do nothing
      ),
      -- A full fold stands for everything before it: the parts it supersedes go, and so does the
@@ -120,16 +133,16 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
        delete from ${s}.checkpoint_parts p
        using unnest($1::text[], $22::text[], $24::bigint[]) as c(thread_id, part, base_seq)
        join bumped b using (thread_id)
-       where p.thread_id = c.thread_id and c.part is not null and c.base_seq is null and p.seq < b.last
+       where p.thread_id = any($1::text[]) and p.thread_id = c.thread_id and c.part is not null and c.base_seq is null and p.seq < b.last
      ),
      superseded_row as (
        delete from ${s}.checkpoints k
        using unnest($1::text[], $22::text[], $24::bigint[]) as c(thread_id, part, base_seq)
        join bumped b using (thread_id)
-       where k.thread_id = c.thread_id and c.part is not null and c.base_seq is null and k.seq < b.last
+       where k.thread_id = any($1::text[]) and k.thread_id = c.thread_id and c.part is not null and c.base_seq is null and k.seq < b.last
      )
-     select thread_id, base, now() as at from bumped`,
-    name: "append_batch",
+     select thread_id, base, ${now} as at from bumped`,
+    name: at === undefined ? "append_batch" : "append_batch_at",
     params: [
       t.ids, t.counts, t.statuses, t.touchActive, t.activeRunIds,
       e.threadIds, e.offsets, e.runIds, e.types, e.data,
@@ -137,6 +150,7 @@ export function appendBatch(s: string, plan: BatchPlan): Statement {
       t.cancelGuards, t.leaseOwners,
       t.admitAgents, t.admitLeaseOwners, t.admitTtls, t.admitSeqs, t.admitTenants,
       t.checkpoints, t.touched, t.checkpointBases, t.checkpointBytes,
+      ...(at === undefined ? [] : [at]),
     ],
   };
 }

@@ -55,7 +55,7 @@ export async function heartbeatLeases(
      update ${s}.threads t
      set lease_expires_at = now() + $3::float8 * interval '1 millisecond'
      from locked l
-     where t.thread_id = l.thread_id
+     where t.thread_id = l.thread_id and t.thread_id = any($2::text[])
      returning t.thread_id`,
     [leaseOwner, threadIds, ttlMs],
     "heartbeat",
@@ -72,38 +72,69 @@ export async function releaseLease(db: Queryable, s: string, threadId: string, l
   );
 }
 
+/** The threads whose lease `leaseOwner` holds: what an instance's graceful close gives back (releaseLeases). */
+export async function selectLeasedThreads(db: Queryable, s: string, leaseOwner: string): Promise<string[]> {
+  const { rows } = await db.query<{ thread_id: string }>(`select thread_id from ${s}.threads where lease_owner = $1::text`, [leaseOwner]);
+  return rows.map((r) => r.thread_id);
+}
+
 /**
- * Gives back every lease `leaseOwner` holds, made claimable at once (no expiry to wait for): the
- * last step of an instance's graceful close, so that no thread stays fenced to an instance
- * that is gone, whatever its runs were doing when they were stopped. Returns the threads.
+ * Gives back the leases `leaseOwner` holds among these threads, made claimable at once (no expiry
+ * to wait for): the last step of an instance's graceful close, so that no thread stays fenced to
+ * an instance that is gone, whatever its runs were doing when they were stopped. Returns the
+ * threads released. The threads come from selectLeasedThreads, grouped by shard (shards.ts):
+ * rejected, one `update ... where lease_owner = $1` over every thread, which on Citus locks rows
+ * on every shard in one distributed statement (and is refused with the lock order below).
  */
-export async function releaseAllLeases(db: Queryable, s: string, leaseOwner: string): Promise<string[]> {
+export async function releaseLeases(db: Queryable, s: string, leaseOwner: string, threadIds: readonly string[]): Promise<string[]> {
   const { rows } = await db.query<{ thread_id: string }>(
     // In thread_id order, as heartbeatLeases and for the same reason: the writer may still be
     // flushing the last events of the runs that were stopped.
     `with locked as (
        select thread_id
        from ${s}.threads
-       where lease_owner = $1::text
+       where thread_id = any($2::text[]) and lease_owner = $1::text
        order by thread_id
        for update
      )
      update ${s}.threads t
      set lease_owner = null, lease_expires_at = null
      from locked l
-     where t.thread_id = l.thread_id
+     where t.thread_id = l.thread_id and t.thread_id = any($2::text[])
      returning t.thread_id`,
-    [leaseOwner],
+    [leaseOwner, threadIds],
   );
   return rows.map((r) => r.thread_id);
 }
 
 /**
- * Claims active threads (protocol/lifecycle.ts ACTIVE_STATUSES) with a run and no live lease: the work
- * of an instance that died. SKIP LOCKED lets concurrent claimers pass each other's candidates,
- * and the row lock re-checks the condition on the newest row version, so a thread is never
- * claimed twice. A thread without an active run (created, no run accepted yet) has nothing to
- * recover and is left alone.
+ * Active threads (protocol/lifecycle.ts ACTIVE_STATUSES) with a run and no live lease: the work of
+ * an instance that died, as candidates, read without a lock (on Citus it spans every shard, where
+ * a lock is not pushed down: "could not run distributed query with FOR UPDATE/SHARE commands").
+ * Each is then claimed alone (claimExpiredLease), which checks it all again under its row lock.
+ * `executingHere`: see claimExpiredLease.
+ */
+export async function selectExpiredLeases(db: Queryable, s: string, limit: number, executingHere: readonly string[] = []): Promise<string[]> {
+  const { rows } = await db.query<{ thread_id: string }>(
+    `select thread_id
+     from ${s}.threads
+     where status in ${ACTIVE_THREAD_STATUSES_SQL}
+       and active_run_id is not null
+       and (lease_expires_at is null or lease_expires_at <= now())
+       and not (thread_id = any($2::text[]))
+     order by lease_expires_at nulls first, thread_id
+     limit $1::int`,
+    [limit, executingHere],
+  );
+  return rows.map((r) => r.thread_id);
+}
+
+/**
+ * Claims one thread found by selectExpiredLeases, if it still has a run and no live lease; null
+ * otherwise. SKIP LOCKED lets concurrent claimers pass a thread another holds (one of them, or
+ * the writer committing its events: a live run), and the row lock re-checks the condition on the
+ * newest row version, so a thread is never claimed twice. A thread without an active run
+ * (created, no run accepted yet) has nothing to recover and is left alone.
  *
  * `executingHere` are the threads the claimer is itself executing: their lease may have expired
  * only because this process was too busy to beat in time, and its next beat renews it (it still
@@ -112,34 +143,35 @@ export async function releaseAllLeases(db: Queryable, s: string, leaseOwner: str
  * (`lease_owner`) cannot tell them apart. The exclusion is in the claim's own statement, so no
  * run can start or stop between the check and the claim. Rejected: checking the claimed rows
  * against the executor afterwards, which leaves the lease re-stamped and a recovery half begun.
+ * One statement per thread, a router statement on its shard on Citus. Rejected: one claim of
+ * every expired thread with `for update skip locked limit n`, which Citus cannot run across shards.
  */
-export async function claimExpiredLeases(
+export async function claimExpiredLease(
   db: Queryable,
   s: string,
+  threadId: string,
   leaseOwner: string,
   ttlMs: number,
-  limit: number,
   executingHere: readonly string[] = [],
-): Promise<ThreadRow[]> {
+): Promise<ThreadRow | null> {
   const { rows } = await db.query<ThreadDbRow>(
-    `with candidates as (
+    `with candidate as (
        select thread_id
        from ${s}.threads
-       where status in ${ACTIVE_THREAD_STATUSES_SQL}
+       where thread_id = $3::text
+         and status in ${ACTIVE_THREAD_STATUSES_SQL}
          and active_run_id is not null
          and (lease_expires_at is null or lease_expires_at <= now())
-         and not (thread_id = any($4::text[]))
-       order by lease_expires_at nulls first, thread_id
-       limit $3::int
+         and not ($3::text = any($4::text[]))
        for update skip locked
      )
      update ${s}.threads t
      set lease_owner = $1::text,
          lease_expires_at = now() + $2::float8 * interval '1 millisecond'
-     from candidates c
-     where t.thread_id = c.thread_id
+     from candidate c
+     where t.thread_id = c.thread_id and t.thread_id = $3::text
      returning t.*`,
-    [leaseOwner, ttlMs, limit, executingHere],
+    [leaseOwner, ttlMs, threadId, executingHere],
   );
-  return rows.map(threadFromRow);
+  return rows[0] ? threadFromRow(rows[0]) : null;
 }

@@ -12,7 +12,7 @@ import type { Queryable } from "../db.ts";
  * ALTER TABLE locks the table (and every readiness probe reading it) even when it has nothing to do.
  */
 export async function bootstrapMigrations(db: Queryable, s: string, schemaName: string): Promise<void> {
-  await db.query(`select pg_advisory_xact_lock(hashtext('threadline.migrate:' || $1::text))`, [schemaName]);
+  await lockSchemaSetup(db, schemaName);
   await db.query(`create schema if not exists ${s}`);
   await db.query(
     `create table if not exists ${s}.migrations (
@@ -28,6 +28,15 @@ export async function bootstrapMigrations(db: Queryable, s: string, schemaName: 
     [`${s}.migrations`],
   );
   if (rows.length === 0) await db.query(`alter table ${s}.migrations add column compatible_from int`);
+}
+
+/**
+ * The transaction-scoped lock of the schema's set-up: the bootstrap above, and the distribution
+ * of its tables on Citus (distribution.ts). On Citus it is the coordinator's lock, where every
+ * migrator connects.
+ */
+export async function lockSchemaSetup(db: Queryable, schemaName: string): Promise<void> {
+  await db.query(`select pg_advisory_xact_lock(hashtext('threadline.migrate:' || $1::text))`, [schemaName]);
 }
 
 /** The ids of the migrations applied (committed) so far. */

@@ -2,7 +2,8 @@
  * SQL of a run's status as the background-run API answers it (GET .../runs/:runId): the newest
  * admission of the client's run id (protocol/run-ids.ts: a run resumed under its own id is
  * admitted again as `<id>\u001f2`, ...), its failure if it failed, and its webhook delivery.
- * One statement, all of it on the thread's rows (a router statement on Citus). The run's last
+ * One statement, all of it on the thread's rows (a router statement on Citus: each table names
+ * the thread, `= $1`, for Citus to prune it). The run's last
  * ending event (protocol/lifecycle.ts's list, passed as a parameter rather than restated) carries
  * the error or the suspension's reason; a later completion leaves both null.
  */
@@ -57,12 +58,12 @@ export async function selectRunStatus(db: Queryable, s: string, threadId: string
   const { rows } = await db.query<Row>(
     `select r.run_id, r.status, r.created_at, r.updated_at,
             (select jsonb_build_object('error', e.data->'error', 'reason', e.data->'reason') from ${s}.workflow_events e
-             where e.thread_id = r.thread_id and e.run_id = r.run_id and e.type = any($4::text[])
+             where e.thread_id = $1::text and e.thread_id = r.thread_id and e.run_id = r.run_id and e.type = any($4::text[])
              order by e.seq desc limit 1) as ended,
             w.url as w_url, w.attempts as w_attempts, w.delivered_at as w_delivered_at, w.gave_up_at as w_gave_up_at,
             w.next_at as w_next_at, w.last_status as w_last_status, w.last_error as w_last_error
      from ${s}.runs r
-     left join ${s}.webhook_outbox w on w.thread_id = r.thread_id and w.run_id = r.run_id
+     left join ${s}.webhook_outbox w on w.thread_id = $1::text and w.thread_id = r.thread_id and w.run_id = r.run_id
      where r.thread_id = $1::text
        and (r.run_id = $2::text or left(r.run_id, length($2::text) + 1) = $2::text || $3::text)
      order by r.created_at desc, length(r.run_id) desc

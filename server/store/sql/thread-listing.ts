@@ -28,8 +28,11 @@ export interface ListingDbColumns {
 
 export const LISTING_COLUMNS = `t.title, first_user.text as first_text, t.archived_at, suspension.reason as suspended_for`;
 
-/** The lateral lookups LISTING_COLUMNS reads; `t` is the threads row. */
-export const LISTING_JOINS = (s: string) => `
+/**
+ * The lateral lookups LISTING_COLUMNS reads; `t` is the threads row. `thread`: the one thread
+ * listed (an SQL expression), named on the log as well so that Citus prunes the lookups to its shard.
+ */
+export const LISTING_JOINS = (s: string, thread?: string) => `
      left join lateral (
        select case jsonb_typeof(e.data->'message'->'content')
                 when 'string' then e.data->'message'->>'content'
@@ -37,14 +40,14 @@ export const LISTING_JOINS = (s: string) => `
                       where p->>'type' = 'text' limit 1)
               end as text
        from ${s}.workflow_events e
-       where e.thread_id = t.thread_id and e.type = 'message.appended' and e.data->'message'->>'role' = 'user'
+       where e.thread_id = t.thread_id${thread ? ` and e.thread_id = ${thread}` : ""} and e.type = 'message.appended' and e.data->'message'->>'role' = 'user'
        order by e.seq
        limit 1
      ) first_user on true
      left join lateral (
        select e.data->>'reason' as reason
        from ${s}.workflow_events e
-       where t.status = 'WAITING' and e.thread_id = t.thread_id and e.type = 'workflow.suspended'
+       where t.status = 'WAITING' and e.thread_id = t.thread_id${thread ? ` and e.thread_id = ${thread}` : ""} and e.type = 'workflow.suspended'
        order by e.seq desc
        limit 1
      ) suspension on true`;
@@ -125,8 +128,11 @@ export interface ThreadMetaChange {
 
 /**
  * Renames and/or archives a thread, and returns it as the list shows it; null when there is no
- * such thread (for this tenant). One statement. updated_at stays: it orders the list by
- * activity, and a rename is not activity.
+ * such thread (for this tenant). The update, then the thread as listed, two statements: on
+ * Citus, the listing's lookups in the log cannot join the rows an update returns (a CTE), only
+ * the table. A change committed between the two shows, as it would on the next read. updated_at stays: it orders the list by
+ * activity, and a rename is not activity. The archive time is the caller's clock (`now`, ms):
+ * Citus refuses now() inside the CASE of a distributed update, and the time is only shown.
  */
 export async function updateThreadMeta(
   db: Queryable,
@@ -134,21 +140,24 @@ export async function updateThreadMeta(
   threadId: string,
   tenantId: string | null,
   change: ThreadMetaChange,
+  now: number = Date.now(),
 ): Promise<ThreadListing | null> {
+  const { rowCount } = await db.query(
+    `update ${s}.threads u
+     set title = case when $3::boolean then $4::text else u.title end,
+         archived_at = case when $5::boolean is null then u.archived_at
+                            when $5::boolean then coalesce(u.archived_at, to_timestamp($6::float8 / 1000))
+                            else null end
+     where u.thread_id = $1::text and ($2::text is null or u.tenant_id = $2::text)`,
+    [threadId, tenantId, change.title !== undefined, change.title ?? null, change.archived ?? null, now],
+  );
+  if (rowCount === 0) return null;
   const { rows } = await db.query<ThreadDbRow & ListingDbColumns>(
-    `with t as (
-       update ${s}.threads u
-       set title = case when $3::boolean then $4::text else u.title end,
-           archived_at = case when $5::boolean is null then u.archived_at
-                              when $5::boolean then coalesce(u.archived_at, now())
-                              else null end
-       where u.thread_id = $1::text and ($2::text is null or u.tenant_id = $2::text)
-       returning u.*
-     )
-     select ${THREAD_COLUMNS}, ${LISTING_COLUMNS}
-     from t
-     ${LISTING_JOINS(s)}`,
-    [threadId, tenantId, change.title !== undefined, change.title ?? null, change.archived ?? null],
+    `select ${THREAD_COLUMNS}, ${LISTING_COLUMNS}
+     from ${s}.threads t
+     ${LISTING_JOINS(s, "$1::text")}
+     where t.thread_id = $1::text`,
+    [threadId],
   );
   return rows[0] ? listingFromRow(rows[0]) : null;
 }

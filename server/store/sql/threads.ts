@@ -76,13 +76,15 @@ export interface ThreadKey {
  * Deletes the thread, its events and runs going with it (on delete cascade), unless a run is
  * active on it or queued behind it. One statement: the row lock it takes orders it against a
  * run's admission (which checks the row in its own commit), so neither can slip between the
- * other's check and write. With a tenant, another tenant's thread is "not_found".
+ * other's check and write. With a tenant, another tenant's thread is "not_found". Each table
+ * names the thread itself (`= $1`), not only through the join: Citus routes a statement to one
+ * shard only when every table in it is pruned to that shard.
  */
 export async function deleteThread(db: Queryable, s: string, threadId: string, tenantId: string | null): Promise<DeleteOutcome> {
   const { rows } = await db.query<{ deleted: boolean }>(
     `with target as (
        select thread_id, status in ${ACTIVE_THREAD_STATUSES_SQL} and active_run_id is not null
-              or exists (select 1 from ${s}.runs r where r.thread_id = t.thread_id and r.status = 'queued') as busy
+              or exists (select 1 from ${s}.runs r where r.thread_id = $1::text and r.status = 'queued') as busy
        from ${s}.threads t
        where thread_id = $1::text and ($2::text is null or tenant_id = $2::text)
        for update
@@ -90,7 +92,7 @@ export async function deleteThread(db: Queryable, s: string, threadId: string, t
      deleted as (
        delete from ${s}.threads d
        using target
-       where d.thread_id = target.thread_id and not target.busy
+       where d.thread_id = $1::text and d.thread_id = target.thread_id and not target.busy
        returning d.thread_id
      )
      select exists (select 1 from deleted) as deleted from target`,

@@ -41,8 +41,8 @@ export function insertWebhookDeliveries(s: string, ends: readonly RunEnd[], targ
        select r.thread_id, r.run_id, t.tenant_id, e.wire_status, e.error,
               coalesce(r.input->'webhook'->>'url', r.input->'threadlineWebhook'->>'url', tu.url, $5::text) as url
        from unnest($1::text[], $2::text[], $3::text[], $4::text[], $8::text[]) as e(thread_id, run_id, status, error, wire_status)
-       join ${s}.runs r on r.thread_id = e.thread_id and r.run_id = e.run_id and r.status = e.status
-       join ${s}.threads t on t.thread_id = e.thread_id
+       join ${s}.runs r on r.thread_id = e.thread_id and r.run_id = e.run_id and r.status = e.status and r.thread_id = any($1::text[])
+       join ${s}.threads t on t.thread_id = e.thread_id and t.thread_id = any($1::text[])
        left join unnest($6::text[], $7::text[]) as tu(tenant_id, url) on tu.tenant_id = t.tenant_id
      ) x
      where x.url is not null
