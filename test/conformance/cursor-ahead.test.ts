@@ -56,9 +56,9 @@ conformanceSuite("cursor past the end of the log", { fixtures }, (target) => {
     }
     // Nothing was opened: no stream headers on the refusal, and the thread is as it was.
     expect((await local(t).log(threadId)).at(-1)!.seq).toBe(lastSeq);
-    // An unknown thread's log is empty: a cursor into it is past its end too.
+    // An unknown thread keeps its fixed answer, cursor or not: 200 and an empty stream.
     const unknown = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "last-event-id": "3" }, body: JSON.stringify({ threadId: newThreadId("never") }) });
-    expect(unknown.status).toBe(409);
-    expect(((await unknown.json()) as { error: { lastEventId: string } }).error.lastEventId).toBe("0");
+    expect(unknown.status).toBe(200);
+    expect(await unknown.text()).not.toMatch(/^data:/m);
   });
 });

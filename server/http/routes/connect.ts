@@ -92,9 +92,10 @@ export function connectRoute({ store, agents, metrics, snapshots }: { store: Eve
     if (thread && thread.agentId !== agentId) {
       return sendError(res, 409, "THREAD_AGENT_MISMATCH", `Thread ${threadId} belongs to agent "${thread.agentId}"; connect through ${req.baseUrl}/agents/${thread.agentId}/connect.`);
     }
-    // A cursor past the log's end (an unknown thread's log is empty): 409, not an empty stream
-    // the client would take for "up to date".
-    const ahead = cursor && cursorAhead(threadId, cursor.seq, thread?.lastSeq ?? 0, "The cursor");
+    // A cursor past the log's end: 409, not an empty stream the client would take for "up to
+    // date". An unknown thread keeps the fixed answer (ARCHITECTURE.md: 200, an empty stream),
+    // cursor or not: there is nothing to reload, and another tenant's thread answers the same.
+    const ahead = cursor && thread && cursorAhead(threadId, cursor.seq, thread.lastSeq, "The cursor");
     if (ahead) throw ahead;
 
     // The stream opens with its first bytes, not before: a read that fails before them (the
