@@ -11,6 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
+import { measure } from "./support/measure-block.ts";
 
 const RUNS = Number(process.env.BIG_THREAD_RUNS ?? 30);
 const MESSAGE_CHARS = 950 * 1024;
@@ -35,26 +36,6 @@ async function buildThread(server: TestServer, threadId: string, chars: number):
     const frames = await drain(res);
     if (frames === 0) throw new Error(`run ${r}: no frames`);
   }
-}
-
-/** As reload.bench.ts: wall time and the longest event-loop block (a re-armed 1 ms timer). */
-async function measure(fn: () => Promise<string>): Promise<{ ms: number; maxBlockMs: number; detail: string }> {
-  let maxBlockMs = 0;
-  let last = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const tick = () => {
-    const now = performance.now();
-    maxBlockMs = Math.max(maxBlockMs, now - last - 1);
-    last = now;
-    timer = setTimeout(tick, 1);
-  };
-  timer = setTimeout(tick, 1);
-  const started = performance.now();
-  const detail = await fn();
-  const ms = performance.now() - started;
-  await new Promise((r) => setTimeout(r, 5));
-  clearTimeout(timer);
-  return { ms, maxBlockMs, detail };
 }
 
 /**

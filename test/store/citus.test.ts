@@ -12,10 +12,10 @@ import type { Db, Row } from "../../server/store/db.ts";
 import { DISTRIBUTED_TABLES } from "../../server/store/distribution.ts";
 import { inlineParams } from "../../server/store/inline-params.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
-import type { EventStore, RunAdmission } from "../../server/store/types.ts";
+import type { EventStore } from "../../server/store/types.ts";
 import { postgresBackend } from "./backends.ts";
 import { storeContract } from "./contract.ts";
-import { ev, randomId, randomSchema } from "./fixtures.ts";
+import { admit, ev, randomId, randomSchema } from "./fixtures.ts";
 
 const url = process.env.CITUS_URL;
 if (!url) console.warn("CITUS_URL is unset: the Citus tests are skipped (.ci/run builds Citus and sets it; see docs/scaling.md)");
@@ -34,15 +34,6 @@ if (url) {
     },
   });
 }
-
-const admit = (over: Partial<RunAdmission> = {}): RunAdmission => ({
-  agentId: "agent",
-  tenantId: "default",
-  leaseOwner: "instance-a",
-  ttlMs: 60_000,
-  expectedLastSeq: 0,
-  ...over,
-});
 
 describe.skipIf(!url)("Citus", () => {
   const admin = new pg.Pool({ connectionString: url, max: 2 });

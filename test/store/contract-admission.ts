@@ -6,20 +6,10 @@
 import { describe, expect, it } from "vitest";
 import type { WorkflowEvent } from "../../protocol/events.ts";
 import { AdmissionRefusedError, AppendError } from "../../server/store/errors.ts";
-import type { RunAdmission } from "../../server/store/types.ts";
 import type { FlushInfo } from "../../server/store/writer.ts";
 import { countingDb, type StatementCounts } from "../support/counting-db.ts";
 import type { ContractContext } from "./contract.ts";
-import { ev, randomId } from "./fixtures.ts";
-
-const admit = (over: Partial<RunAdmission> = {}): RunAdmission => ({
-  agentId: "agent",
-  tenantId: "default",
-  leaseOwner: "instance-a",
-  ttlMs: 60_000,
-  expectedLastSeq: 0,
-  ...over,
-});
+import { admit, ev, randomId } from "./fixtures.ts";
 
 const firstEvents = (runId: string, extra: WorkflowEvent[] = []): WorkflowEvent[] => [
   ev.threadCreated(),

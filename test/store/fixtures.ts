@@ -1,7 +1,7 @@
 /** Workflow events and small helpers for the store tests. */
 import { randomBytes } from "node:crypto";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
-import type { EventStore } from "../../server/store/types.ts";
+import type { EventStore, RunAdmission } from "../../server/store/types.ts";
 import { testSchema } from "../support/schemas.ts";
 
 /** A fresh schema, dropped when the test file ends (support/schemas.ts) if the test did not. */
@@ -58,3 +58,13 @@ export async function followUntil(store: EventStore, threadId: string, after: nu
 export function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
+
+/** A run's admission as the contract suites make it: one agent, the default tenant, instance-a's lease. */
+export const admit = (over: Partial<RunAdmission> = {}): RunAdmission => ({
+  agentId: "agent",
+  tenantId: "default",
+  leaseOwner: "instance-a",
+  ttlMs: 60_000,
+  expectedLastSeq: 0,
+  ...over,
+});
