@@ -24,7 +24,7 @@ import { applyOutsideTransaction, applyWithoutTimeout, NoMigrationSessionError, 
 import { migrationFile, planMigrations, type Migration, type PlannedMigration } from "./migration-plan.ts";
 import { MIGRATIONS } from "./migrations.generated.ts";
 import { MIGRATION_RETRY, STARTUP_CONNECT_TRIES } from "./migration-bounds.ts";
-import { isConnectTimeout, isTransientError, withRetry, type RetryOptions } from "./retry.ts";
+import { causes, isConnectTimeout, isTransientError, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { distributeSchema, type DistributeSetting } from "./distribution.ts";
 import { hasCitus } from "./sql/distribution.ts";
@@ -66,17 +66,11 @@ export interface MigrateOptions {
  * attempt does nothing; not, it runs the migration again, whose first run rolled back entirely.
  */
 export function isMigrationRetryable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof CommitOutcomeUnknownError) return true;
-  }
-  return isTransientError(err);
+  return [...causes(err)].some((e) => e instanceof CommitOutcomeUnknownError) || isTransientError(err);
 }
 
 function isConnectTimeoutIn(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (isConnectTimeout(e)) return true;
-  }
-  return false;
+  return [...causes(err)].some(isConnectTimeout);
 }
 
 export async function migrate(db: Db, schema: SchemaNames, opts: MigrateOptions = {}): Promise<void> {

@@ -94,8 +94,13 @@ export function sqlStateOf(err: unknown): string | undefined {
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
+/** An error and its causes, outermost first: at most five, since a cause chain may loop. */
+export function* causes(err: unknown): Generator<unknown> {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) yield e;
+}
+
 export function isTransientError(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causes(err)) {
     if (e instanceof CommitOutcomeUnknownError) return false;
     if (e instanceof DatabaseUnavailableError || isConnectionFailure(e)) return true;
     const code = (e as { code?: unknown }).code;
@@ -152,7 +157,7 @@ export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions = {}
  * The first is the infrastructure's fault and passes; the second is the data's.
  */
 export function isStoreUnavailable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causes(err)) {
     if (e instanceof CommitOutcomeUnknownError || e instanceof StoreClosedError || e instanceof DatabaseUnavailableError) return true;
     if (isTransientError(e)) return true;
   }
