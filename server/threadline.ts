@@ -136,9 +136,8 @@ export function createThreadline(opts: ThreadlineOptions = {}): Threadline {
       if (closing) return Promise.reject(new Error("This Threadline is closed: create a new one to start again."));
       starting ??= (async () => {
         try {
-          // A door the application mounted must be able to open: a missing package fails here.
-          await handlers.mountedReady();
-          await startParts(parts, opts);
+          // A mounted door must open (a missing package fails here); side by side, so a refusing database fails at once.
+          await Promise.all([handlers.mountedReady(), startParts(parts, opts)]);
         } catch (err) {
           throw startErrorOf(err, parts.startup);
         }
@@ -312,8 +311,12 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions) {
   let router: Router | undefined;
   let health: Router | undefined;
   let copilotkit: LazyCopilotkit | undefined;
-  /** True once the application itself called copilotkit(): start() then waits for the runtime to load. */
-  let copilotkitMounted = false;
+  /**
+   * "required": the application called copilotkit(); "optional": app() mounted it (a missing runtime answers 503 there).
+   * start() waits for the load either way. Rejected: loading after ready (the app's first requests waited on it, and
+   * CopilotKit's client, so delayed, never sent the first message: test/browser/keys-agents.test.ts).
+   */
+  let copilotkitMounted: "required" | "optional" | undefined;
   let client: RequestHandler | undefined;
   const loadCopilotkit = (): LazyCopilotkit =>
     // The same edge as the router (auth, origin, parse, limits): its requests carry run bodies.
@@ -335,12 +338,12 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions) {
       return router;
     },
     copilotkit(): RequestHandler {
-      copilotkitMounted = true;
+      copilotkitMounted = "required";
       return loadCopilotkit().handler;
     },
-    /** What start() waits for: the CopilotKit runtime, when the application mounted copilotkit(). */
+    /** What start() waits for: the CopilotKit runtime, when mounted (optional: lazy.ts logs its failure). */
     async mountedReady(): Promise<void> {
-      if (copilotkitMounted) await loadCopilotkit().ready;
+      if (copilotkitMounted) await loadCopilotkit().ready.catch((err: unknown) => { if (copilotkitMounted === "required") throw err; });
     },
     health(): Router {
       health ??= operationalRoutes({ store, metrics, serving: p.serving, apiKeys: p.config.API_KEYS, edge });
@@ -353,6 +356,7 @@ function lazyHandlers(p: Parts, opts: ThreadlineOptions) {
     app(): Express {
       // The standalone app mounts the CopilotKit door without requiring it: without the runtime
       // installed, it answers 503 with what to install, and the API and health routes still serve.
+      copilotkitMounted ??= "optional";
       app ??= createApp({ logger, metrics, health: handlers.health(), router: handlers.router(), copilotkit: loadCopilotkit().handler, client: handlers.client() });
       return app;
     },

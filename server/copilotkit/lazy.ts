@@ -5,9 +5,11 @@
  * handler module is imported when the door is first asked for; the returned handler waits for it.
  * Rejected: a static import (every install pays for the runtime), and a handler that loads on its
  * first request (a missing package would show only when a user first clicks, not at start).
+ * The import is made in steps (import-in-steps.ts), one module per turn of the event loop.
  */
 import type { RequestHandler } from "express";
 import { errorHandler } from "../http/errors.ts";
+import { loadInSteps, sibling } from "../import-in-steps.ts";
 import type { CopilotkitHandlerDeps } from "./handler.ts";
 import { CopilotkitRuntimeMissingError } from "./missing.ts";
 
@@ -18,7 +20,10 @@ export interface LazyCopilotkit {
 }
 
 export function lazyCopilotkitHandler(deps: CopilotkitHandlerDeps): LazyCopilotkit {
-  const loading = import("./handler.ts").then(
+  // In steps: the runtime's graph in one import held the event loop seconds on a busy CPU (docs/startup.md).
+  const loading = loadInSteps(sibling("./handler", import.meta.url))
+    .then(() => import("./handler.ts"))
+    .then(
     ({ copilotkitHandler }) => copilotkitHandler(deps),
     (err: unknown) => {
       throw isMissingRuntime(err) ? new CopilotkitRuntimeMissingError(err) : err;
