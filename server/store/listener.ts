@@ -5,7 +5,7 @@
  * while it was away are lost. On PGlite it is PGlite's own listen(), for stores sharing one
  * PGlite instance.
  */
-import type { PGlite } from "@electric-sql/pglite";
+import type { PgliteSession } from "./pglite-session.ts";
 import pg from "pg";
 import { coerceError } from "./errors.ts";
 
@@ -130,8 +130,8 @@ function sessions(source: PgListenerOptions["client"], onError: (err: Error) => 
 }
 
 /** LISTEN on the PGlite `open` gives (the store opens it on first use). */
-export function createPgliteListener(open: () => Promise<PGlite>, channel: string, onPayload: (payload: string) => void): DoorbellListener {
-  let listened: Promise<{ db: PGlite; unlisten: () => Promise<void> }> | undefined;
+export function createPgliteListener(open: () => Promise<PgliteSession>, channel: string, onPayload: (payload: string) => void): DoorbellListener {
+  let listened: Promise<{ db: PgliteSession; unlisten: () => Promise<void> }> | undefined;
   return {
     listening(signal) {
       listened ??= open().then(async (db) => ({ db, unlisten: await db.listen(channel, onPayload) }));

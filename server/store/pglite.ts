@@ -10,14 +10,14 @@
  * directory: data-dir-lock.ts) and makes it private (pglite-files.ts) before PGlite writes there.
  */
 import fs from "node:fs/promises";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { PGlite } from "@electric-sql/pglite";
 import { prepareWritableDir } from "../make-dirs.ts";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
-import type { Db, QueryResult, Row, Tx } from "./db.ts";
+import type { Db, QueryResult, Row } from "./db.ts";
 import { DataDirError, DataDirInUseError } from "./errors.ts";
-import { hasCluster, initClusterOffThread } from "./pglite-initdb.ts";
 import { makePostgresFilesPrivate, PRIVATE_DIR_MODE } from "./pglite-files.ts";
-import { runBatch } from "./pglite-prepared.ts";
+import { inThreadSession, type PgliteSession } from "./pglite-session.ts";
+import { openPgliteOnThread } from "./pglite-thread.ts";
 import { createPgliteListener } from "./listener.ts";
 import type { LongMigrationDb } from "./long-migration.ts";
 import { schemaNames } from "./schema.ts";
@@ -39,7 +39,7 @@ export interface PgliteStoreOptions extends CommonStoreOptions {
    * store does not close it. Stores sharing an instance wake each other's followers through
    * the doorbell, as Postgres stores in different processes do.
    */
-  pglite?: PGlite;
+  pglite?: PGlite | PgliteSession;
   /**
    * The files of a cluster to start from (PGlite's dumpDataDir), for an in-memory database:
    * PGlite then skips initdb, seconds of CPU per instance (the tests start hundreds).
@@ -51,7 +51,7 @@ export function createPgliteStore(opts: PgliteStoreOptions = {}): EventStore {
   const schema = schemaNames(opts.schema);
   const given = opts.pglite;
   let opening: Promise<OpenedPglite> | undefined;
-  const opened = () => (opening ??= given ? Promise.resolve({ pglite: given }) : openPglite(opts));
+  const opened = () => (opening ??= given ? Promise.resolve({ pglite: sessionOf(given) }) : openPglite(opts));
   const open = async () => (await opened()).pglite;
   const owned = given ? undefined : () => opening;
   const db = opts.instrument ? opts.instrument(pgliteDb(open, owned)) : pgliteDb(open, owned);
@@ -75,7 +75,7 @@ export function createPgliteStore(opts: PgliteStoreOptions = {}): EventStore {
 
 /** A PGlite this store opened, and the lock on its directory (none in memory). */
 interface OpenedPglite {
-  pglite: PGlite;
+  pglite: PgliteSession;
   lock?: DataDirLock;
 }
 
@@ -86,18 +86,16 @@ interface OpenedPglite {
  */
 async function openPglite(opts: PgliteStoreOptions): Promise<OpenedPglite> {
   const { dataDir, loadDataDir } = opts;
-  if (!dataDir) return { pglite: new PGlite(loadDataDir ? { loadDataDir } : {}) };
+  if (!dataDir) return { pglite: inThreadSession(new PGlite(loadDataDir ? { loadDataDir } : {})) };
   let lock: DataDirLock | undefined;
-  let pglite: PGlite | undefined;
+  let pglite: PgliteSession | undefined;
   try {
     await prepareWritableDir(dataDir, { mode: PRIVATE_DIR_MODE });
     lock = await lockDataDir(dataDir, opts.listeningPort);
     // 0700 while PGlite writes (a first open makes its files 0666), whatever the final mode.
     await fs.chmod(dataDir, PRIVATE_DIR_MODE);
-    // A new cluster is made off the main thread: initdb is seconds of synchronous WASM.
-    if (!(await hasCluster(dataDir))) await initClusterOffThread(dataDir);
-    pglite = new PGlite(dataDir);
-    await pglite.waitReady;
+    // On a thread of its own: opening is seconds of synchronous WASM (pglite-thread.ts).
+    pglite = await openPgliteOnThread(dataDir);
     await makePostgresFilesPrivate(dataDir);
     if (opts.dataDirMode !== undefined && opts.dataDirMode !== PRIVATE_DIR_MODE) await fs.chmod(dataDir, opts.dataDirMode);
     return { pglite, lock };
@@ -112,7 +110,7 @@ async function openPglite(opts: PgliteStoreOptions): Promise<OpenedPglite> {
 }
 
 /** Per PGlite instance: the migration lock, a queue in this process (below). */
-const migrationLocks = new WeakMap<PGlite, Promise<unknown>>();
+const migrationLocks = new WeakMap<PgliteSession, Promise<unknown>>();
 
 /**
  * Long migrations in process. PGlite sets no statement_timeout and has no client timeout, so a
@@ -120,11 +118,11 @@ const migrationLocks = new WeakMap<PGlite, Promise<unknown>>();
  * advisory lock: every store on an instance shares its one session, where an advisory lock is
  * re-entrant and would let two of them in at once; and no other process opens the instance.
  */
-export function pgliteLongMigrations(open: () => Promise<PGlite>, db: Db): LongMigrationDb {
+export function pgliteLongMigrations(open: () => Promise<PGlite | PgliteSession>, db: Db): LongMigrationDb {
   return {
     transactionWithoutTimeout: (fn) => db.transaction(fn),
     async underMigrationLock(_schema, _opts, fn) {
-      const pglite = await open();
+      const pglite = sessionOf(await open());
       // The turn before this one rejected to its own caller; here it only has to have ended.
       const turn = (migrationLocks.get(pglite) ?? Promise.resolve()).catch(() => {}).then(() => fn(queryable(async () => pglite)));
       migrationLocks.set(pglite, turn);
@@ -133,18 +131,20 @@ export function pgliteLongMigrations(open: () => Promise<PGlite>, db: Db): LongM
   };
 }
 
+/** An application's PGlite (or a test's) as a session; a session as it is. */
+function sessionOf(pglite: PGlite | PgliteSession): PgliteSession {
+  return pglite instanceof PGlite ? inThreadSession(pglite) : pglite;
+}
+
 /**
  * Single statements go through PGlite's query(), unnamed. A flush (batch() below) goes through
  * pglite-prepared.ts: in process there is no round trip to save, but every call into the WASM
- * Postgres and every parse and plan of the batch statement is CPU of this process (measured, see
+ * Postgres and every parse and plan of the batch statement is CPU (measured, see
  * pglite-prepared.ts).
  */
-function queryable(target: () => Promise<PGlite | Transaction>) {
+function queryable(target: () => Promise<PgliteSession>) {
   return {
-    async query<R = Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-      const result = await (await target()).query<R>(text, params as unknown[] | undefined);
-      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
-    },
+    query: async <R = Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> => (await target()).query<R>(text, params),
   };
 }
 
@@ -152,22 +152,15 @@ function queryable(target: () => Promise<PGlite | Transaction>) {
  * The Db on a PGlite opened by `open` on first use. `owned`: the PGlite this store opened, if
  * it did (close() closes it); absent for an instance the application passed.
  */
-export function pgliteDb(open: () => Promise<PGlite>, owned?: () => Promise<OpenedPglite> | undefined): Db {
+export function pgliteDb(open: () => Promise<PGlite | PgliteSession>, owned?: () => Promise<OpenedPglite> | undefined): Db {
+  const session = async () => sessionOf(await open());
   return {
     kind: "pglite",
-    ...queryable(open),
-    transaction: async <T>(fn: (tx: Tx) => Promise<T>) =>
-      (await open()).transaction((t) =>
-        fn({
-          ...queryable(async () => t),
-          async exec(script) {
-            await t.exec(script);
-          },
-        }),
-      ),
+    ...queryable(session),
+    transaction: async (fn) => (await session()).transaction(fn),
     // In process: there is no round trip to save, only calls into the WASM to spare (one for the
     // whole flush, its transaction included) and the statements' plans to keep.
-    batch: async (statements) => runBatch(await open(), statements),
+    batch: async (statements) => (await session()).batch(statements),
     close: async () => {
       // Never opened, or failed to (it released what it took): nothing to close.
       const opened = await owned?.()?.catch(() => undefined);

@@ -4,8 +4,13 @@
  * server instances do.
  */
 import type { PGlite } from "@electric-sql/pglite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { createPgliteStore } from "../../server/store/pglite.ts";
+import type { PgliteSession } from "../../server/store/pglite-session.ts";
+import { openPgliteOnThread } from "../../server/store/pglite-thread.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
 import { testPglite } from "../support/pglite.ts";
 import type { CommonStoreOptions } from "../../server/store/store.ts";
@@ -39,6 +44,39 @@ export function pgliteBackend(): StoreBackend {
     },
     async dispose() {
       await instance?.close();
+    },
+  };
+}
+
+/**
+ * One PGlite on a worker thread for the file, under a fresh directory (what a server's DATA_DIR
+ * gets: pglite-thread.ts); every store of the file shares its session.
+ */
+export function pgliteThreadBackend(): StoreBackend {
+  const dir = mkdtempSync(path.join(tmpdir(), "threadline-thread-"));
+  let opening: Promise<PgliteSession> | undefined;
+  const db = () => (opening ??= openPgliteOnThread(dir));
+  // open() is synchronous: the stores get a session that waits for the thread's on each call.
+  const shared: PgliteSession = {
+    query: async (text, params) => (await db()).query(text, params),
+    transaction: async (fn) => (await db()).transaction(fn),
+    batch: async (statements) => (await db()).batch(statements),
+    listen: async (channel, onPayload) => (await db()).listen(channel, onPayload),
+    closed: false,
+    close: async () => (await db()).close(),
+  };
+  return {
+    name: "pglite",
+    open: (schema, opts) => createPgliteStore({ ...opts, schema, pglite: shared }),
+    async sql<R>(text: string, params?: unknown[]) {
+      return (await (await db()).query<R>(text, params)).rows;
+    },
+    async dropSchema(schema) {
+      await (await db()).query(`drop schema if exists "${schema}" cascade`);
+    },
+    async dispose() {
+      await (await opening)?.close();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
