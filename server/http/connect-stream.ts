@@ -129,15 +129,20 @@ export async function* connectFrames(
   const intact = cursor === undefined || (await contiguousAfter(store, threadId, cursor.seq));
   const from = intact ? cursor : undefined;
   // The replay starts from the checkpoint where that makes the same frames (Replay decides):
-  // a reload then reads the events after the last run's end, not the thread's whole log.
-  const checkpoint = await store.readCheckpoint(threadId);
+  // a reload then reads the events after the last run's end, not the thread's whole log. A
+  // cursor before the checkpoint replays from seq 1 whatever it holds: its position is all this
+  // needs then, not its fold (the whole conversation; 400 ms of a 30 MB thread's replay).
+  const checkpointAt = from === undefined ? undefined : await store.checkpointSeq(threadId);
+  const unused = checkpointAt === null || (checkpointAt !== undefined && from!.seq < checkpointAt);
+  const checkpoint = unused ? null : await store.readCheckpoint(threadId);
   const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: from, checkpoint, reader, now: Date.now() });
   let lastSeq = fold.startsAt;
   // A stretch the cursor falls inside would send the client text it has: read from the log.
   const usable = (m: MergedDelta) => from === undefined || from.seq < m.fromSeq || from.seq >= m.event.seq;
   // Stretches are written at runs' ends, each of which writes a checkpoint too: a replay that
   // starts at the checkpoint (a reload, a resume past the last end) has none to read.
-  const compactable = replay === "compacted" && checkpoint !== null && fold.startsAt < checkpoint.seq;
+  const lastEnd = checkpoint?.seq ?? checkpointAt ?? null;
+  const compactable = replay === "compacted" && lastEnd !== null && fold.startsAt < lastEnd;
   const backlog =
     !compactable ? backlogPages(store, threadId, fold.startsAt, signal, metrics) : catchUpPages(store, threadId, fold.startsAt, usable, signal, metrics);
   for await (const page of backlog) {
