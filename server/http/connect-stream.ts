@@ -7,12 +7,13 @@
 import type { FrameId, Frame } from "../../protocol/frames.ts";
 import type { MergedDelta } from "../../protocol/merged-deltas.ts";
 import { Replay } from "../../protocol/replay.ts";
-import { type Encoding, encodeFrames, type WireFormat } from "../../protocol/sse.ts";
+import { type Encoding, encodeFrames, framesPieces, type WireFormat } from "../../protocol/sse.ts";
 import { isActive } from "../../protocol/status.ts";
 import type { ProtocolLevel } from "../../protocol/versions.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
 import type { EncodedFrames, SnapshotCache, SnapshotLease } from "./snapshot-cache.ts";
+import { encodeInSlices } from "./json-slices.ts";
 import { streamLag } from "./stream-lag.ts";
 import { catchUpPages } from "../store/pages.ts";
 import { backlogPages, livePages } from "./thread-frames.ts";
@@ -55,7 +56,10 @@ function sharedReload(deps: ConnectStreamDeps & { snapshots: SnapshotCache }, th
   const key = `${thread.threadId}\n${thread.createdAt}\n${thread.lastSeq}\n${encoding}\n${reader}`;
   return deps.snapshots.acquire(key, async () => {
     const frames = await reloadSnapshot(deps, thread, reader);
-    return { bytes: encodeFrames(frames, encoding), frames: frames.length };
+    // SSE in slices, the loop turning between them (json-slices.ts); protobuf's encoder takes a
+    // whole message, so a snapshot sent as protobuf is still encoded in one go.
+    const bytes = encoding === "proto" ? encodeFrames(frames, encoding) : await encodeInSlices(framesPieces(frames, encoding));
+    return { bytes, frames: frames.length };
   });
 }
 
