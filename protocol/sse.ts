@@ -14,8 +14,10 @@
  * negotiation picks protobuf for `*\/*`, which is curl's default and would hand a terminal binary;
  * rejected for that reason, as the AG-UI aws-strands endpoint also does.
  */
+import { omitOptionalNulls } from "@ag-ui/core";
 import { AGUI_MEDIA_TYPE, EventEncoder } from "@ag-ui/encoder";
 import type { Frame } from "./frames.ts";
+import { jsonPieces } from "./json-pieces.ts";
 import type { ProtocolLevel } from "./versions.ts";
 
 export const SSE_MEDIA_TYPE = "text/event-stream";
@@ -30,8 +32,12 @@ const sse = new EventEncoder();
 const proto = new EventEncoder({ accept: AGUI_MEDIA_TYPE });
 
 export function encodeFrame(frame: Frame): string {
+  return `${idLine(frame)}${sse.encodeSSE(frame.event)}`;
+}
+
+function idLine(frame: Frame): string {
   if (/[\r\n]/.test(frame.id)) throw new TypeError(`A frame id cannot contain a line break: ${JSON.stringify(frame.id)}`);
-  return `id: ${frame.id}\n${sse.encodeSSE(frame.event)}`;
+  return `id: ${frame.id}\n`;
 }
 
 /** One length-prefixed protobuf message (4-byte big-endian length, then the bytes). */
@@ -64,6 +70,21 @@ export function encodeFrames(frames: readonly Frame[], encoding: Encoding): Uint
     at += p.byteLength;
   }
   return out;
+}
+
+/**
+ * The text encodeFrames gives frames in an SSE encoding, in pieces (json-pieces.ts): a reload's
+ * MESSAGES_SNAPSHOT is the whole conversation, and its one JSON.stringify was one block of the
+ * loop as long as the thread. The encoder's own rule comes first (omitOptionalNulls, as
+ * encodeSSE does), so the joined pieces are its text (test/protocol/sse.test.ts).
+ */
+export function* framesPieces(frames: readonly Frame[], encoding: Exclude<Encoding, "proto">): Generator<string, void, undefined> {
+  for (const frame of frames) {
+    if (encoding === "sse") yield idLine(frame);
+    yield "data: ";
+    yield* jsonPieces(omitOptionalNulls(frame.event, "Event"));
+    yield "\n\n";
+  }
 }
 
 export function contentTypeOf(format: WireFormat): string {

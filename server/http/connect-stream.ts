@@ -7,12 +7,13 @@
 import type { FrameId, Frame } from "../../protocol/frames.ts";
 import type { MergedDelta } from "../../protocol/merged-deltas.ts";
 import { Replay } from "../../protocol/replay.ts";
-import { type Encoding, encodeFrames, type WireFormat } from "../../protocol/sse.ts";
+import { type Encoding, encodeFrames, framesPieces, type WireFormat } from "../../protocol/sse.ts";
 import { isActive } from "../../protocol/status.ts";
 import type { ProtocolLevel } from "../../protocol/versions.ts";
 import type { Metrics } from "../metrics.ts";
 import type { EventStore, ThreadRow } from "../store/types.ts";
 import type { EncodedFrames, SnapshotCache, SnapshotLease } from "./snapshot-cache.ts";
+import { encodeInSlices } from "./json-slices.ts";
 import { streamLag } from "./stream-lag.ts";
 import { catchUpPages } from "../store/pages.ts";
 import { backlogPages, livePages } from "./thread-frames.ts";
@@ -55,7 +56,10 @@ function sharedReload(deps: ConnectStreamDeps & { snapshots: SnapshotCache }, th
   const key = `${thread.threadId}\n${thread.createdAt}\n${thread.lastSeq}\n${encoding}\n${reader}`;
   return deps.snapshots.acquire(key, async () => {
     const frames = await reloadSnapshot(deps, thread, reader);
-    return { bytes: encodeFrames(frames, encoding), frames: frames.length };
+    // SSE in slices, the loop turning between them (json-slices.ts); protobuf's encoder takes a
+    // whole message, so a snapshot sent as protobuf is still encoded in one go.
+    const bytes = encoding === "proto" ? encodeFrames(frames, encoding) : await encodeInSlices(framesPieces(frames, encoding));
+    return { bytes, frames: frames.length };
   });
 }
 
@@ -129,15 +133,20 @@ export async function* connectFrames(
   const intact = cursor === undefined || (await contiguousAfter(store, threadId, cursor.seq));
   const from = intact ? cursor : undefined;
   // The replay starts from the checkpoint where that makes the same frames (Replay decides):
-  // a reload then reads the events after the last run's end, not the thread's whole log.
-  const checkpoint = await store.readCheckpoint(threadId);
+  // a reload then reads the events after the last run's end, not the thread's whole log. A
+  // cursor before the checkpoint replays from seq 1 whatever it holds: its position is all this
+  // needs then, not its fold (the whole conversation; 400 ms of a 30 MB thread's replay).
+  const checkpointAt = from === undefined ? undefined : await store.checkpointSeq(threadId);
+  const unused = checkpointAt === null || (checkpointAt !== undefined && from!.seq < checkpointAt);
+  const checkpoint = unused ? null : await store.readCheckpoint(threadId);
   const fold = new Replay({ threadId, activeRunId: isActive(thread.status) ? thread.activeRunId : null, cursor: from, checkpoint, reader, now: Date.now() });
   let lastSeq = fold.startsAt;
   // A stretch the cursor falls inside would send the client text it has: read from the log.
   const usable = (m: MergedDelta) => from === undefined || from.seq < m.fromSeq || from.seq >= m.event.seq;
   // Stretches are written at runs' ends, each of which writes a checkpoint too: a replay that
   // starts at the checkpoint (a reload, a resume past the last end) has none to read.
-  const compactable = replay === "compacted" && checkpoint !== null && fold.startsAt < checkpoint.seq;
+  const lastEnd = checkpoint?.seq ?? checkpointAt ?? null;
+  const compactable = replay === "compacted" && lastEnd !== null && fold.startsAt < lastEnd;
   const backlog =
     !compactable ? backlogPages(store, threadId, fold.startsAt, signal, metrics) : catchUpPages(store, threadId, fold.startsAt, usable, signal, metrics);
   for await (const page of backlog) {

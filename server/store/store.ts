@@ -19,7 +19,7 @@ import type { SchemaNames } from "./schema.ts";
 import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts";
 import { selectAdmissionViews, type AdmissionKey } from "./sql/admission-view.ts";
 import { gatheredReads } from "./gathered-reads.ts";
-import { selectCheckpoint } from "./sql/checkpoints.ts";
+import { selectCheckpoint, selectCheckpointSeq } from "./sql/checkpoints.ts";
 import { readCompacted } from "./sql/compacted.ts";
 import { countEventsAfter, deleteStreamEvents, readEvents, readEventsPage } from "./sql/events.ts";
 import { acquireLease, claimExpiredLease, heartbeatLeases, releaseLease, releaseLeases, selectExpiredLeases, selectLeasedThreads } from "./sql/leases.ts";
@@ -230,7 +230,11 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     readCompacted: (threadId, after, limit) => readRetry(() => readCompacted(db, s, threadId, after, limit)),
 
-    readCheckpoint: (threadId) => readRetry(() => selectCheckpoint(db, s, threadId)),
+    // Each of its statements retried and waited for on its own: a large checkpoint is several
+    // bounded answers (sql/checkpoints.ts), none of which the read's wait cuts short.
+    readCheckpoint: (threadId) => selectCheckpoint(db, s, threadId, { each: readRetry, maxBytes: LOG_PAGE_BYTES }),
+
+    checkpointSeq: (threadId) => readRetry(() => selectCheckpointSeq(db, s, threadId)),
 
     admissionView: (threadId, runId) => admissionViews.read({ threadId, runId }),
 

@@ -213,6 +213,9 @@ export interface EventStore {
   /** The thread's latest checkpoint, or null when none was written. */
   readCheckpoint(threadId: string): Promise<Checkpoint | null>;
 
+  /** Where the thread's checkpoint stands (its seq), or null: a few bytes, not the fold. */
+  checkpointSeq(threadId: string): Promise<number | null>;
+
   /** Events of a thread after a cursor, in order. */
   read(threadId: string, opts?: ReadOptions): Promise<StoredEvent[]>;
 

@@ -7,10 +7,11 @@ import { EventType } from "@ag-ui/core";
 import { decode } from "@ag-ui/proto";
 import type { Frame } from "../../protocol/frames.ts";
 import { project } from "../../protocol/project.ts";
-import { contentTypeOf, encodeBinary, encodeFrame, KEEP_ALIVE, negotiate, PROTO_MEDIA_TYPE } from "../../protocol/sse.ts";
+import { messagesSnapshotFrames, reconstruct } from "../../protocol/reconstruct.ts";
+import { contentTypeOf, encodeBinary, encodeFrame, encodeFrames, framesPieces, KEEP_ALIVE, negotiate, PROTO_MEDIA_TYPE } from "../../protocol/sse.ts";
 import { parseSseBlock, SseSplitter, sseData } from "../../protocol/sse-read.ts";
 import { assertAcceptedByBoth, checkWithBothClients, CLIENT_VERSIONS } from "../support/agui-clients.ts";
-import { scenario } from "./scenarios.ts";
+import { scenario, scenarios } from "./scenarios.ts";
 
 const content: Frame = {
   id: "12.1",
@@ -63,6 +64,21 @@ describe("encodeFrame", () => {
     const out = await checkWithBothClients(body);
     assertAcceptedByBoth(out);
     for (const v of CLIENT_VERSIONS) expect(out[v].messages).toEqual(s.messages);
+  });
+});
+
+describe("framesPieces", () => {
+  it("joins to encodeFrames' text in both SSE encodings: every scenario's frames and its reload snapshot", () => {
+    const utf8 = new TextDecoder();
+    const nulls = { id: "3", event: { type: EventType.RUN_FINISHED, threadId: "t", runId: "r", result: null } } as unknown as Frame;
+    for (const s of scenarios()) {
+      const snapshot = messagesSnapshotFrames(reconstruct(s.log.events), { reader: "1.0" });
+      for (const frames of [project(s.log.events), snapshot, [nulls, content]]) {
+        for (const encoding of ["sse", "sse-without-ids"] as const) {
+          expect([...framesPieces(frames, encoding)].join("")).toBe(utf8.decode(encodeFrames(frames, encoding)));
+        }
+      }
+    }
   });
 });
 

@@ -168,6 +168,7 @@ describe.skipIf(!url)("Citus", () => {
       await store.append(threadId, [ev.completed(runId)], { leaseOwner: "instance-a", checkpoint: { lastSeq: 0 } as never });
       await store.getThread(threadId, "default");
       await store.readCheckpoint(threadId);
+      await store.checkpointSeq(threadId);
       await store.getRun(threadId, runId);
       await store.runStatus(threadId, runId);
       await store.enqueueRun(threadId, randomId("q"), {});

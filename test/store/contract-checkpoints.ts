@@ -1,8 +1,12 @@
 /** Contract, part 4: checkpoints, written in the commit of the append that carries them. */
+import { createHash, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { FoldState } from "../../protocol/checkpoint.ts";
 import { Reconstructor } from "../../protocol/reconstruct.ts";
+import type { Db } from "../../server/store/db.ts";
 import { LeaseLostError } from "../../server/store/errors.ts";
+import { LOG_PAGE_BYTES } from "../../server/store/live.ts";
+import type { EventStore } from "../../server/store/types.ts";
 import type { ContractContext } from "./contract.ts";
 import { ev, randomId } from "./fixtures.ts";
 
@@ -50,6 +54,92 @@ export function checkpointsContract(ctx: ContractContext): void {
       expect(await store.readCheckpoint(threadId)).not.toBeNull();
       expect(await store.deleteThread(threadId)).toBe("deleted");
       expect(await store.readCheckpoint(threadId)).toBeNull();
+    });
+
+    /** A run of user messages and its end with the checkpoint: a patch on the one before it when `patch`. */
+    const run = async (store: EventStore, threadId: string, runId: string, contents: string | string[], patch: boolean) => {
+      const messages = [contents].flat().map((c) => ev.userMessage(c, runId));
+      await store.append(threadId, [ev.runAccepted(runId), ev.started(runId), ...messages]);
+      const base = patch ? ((await store.readCheckpoint(threadId)) ?? undefined) : undefined;
+      const fold = await foldOf(threadId);
+      const [end] = await store.append(threadId, [ev.completed(runId)], { checkpoint: fold, ...(base && { checkpointBase: base }) });
+      return { seq: end!.seq, fold };
+    };
+    /** Messages' contents as digests: a failed comparison of megabytes prints a few lines. */
+    const contentsOf = (fold: FoldState) => fold.messages.map((m) => createHash("sha256").update((m as { content: string }).content).digest("hex").slice(0, 12));
+    /** Base64 of random bytes (storable, incompressible), `mib` MiB of it. */
+    const big = (mib: number) => randomBytes(Math.floor((mib * 1024 * 1024 * 3) / 4)).toString("base64");
+
+    /** Records the checkpoint parts' content statements of a store (the ones that read `p.part`). */
+    const partReads = (found: { bytes: number[] }[], before?: () => Promise<void>) => (db: Db): Db => ({
+      kind: db.kind,
+      async query<R>(text: string, params?: readonly unknown[], name?: string) {
+        if (!text.includes("p.seq = any(")) return db.query<R>(text, params, name);
+        await before?.();
+        const result = await db.query<R>(text, params, name);
+        found.push({ bytes: result.rows.map((r) => JSON.stringify((r as { part: unknown }).part).length) });
+        return result;
+      },
+      batch: (statements) => db.batch(statements),
+      transaction: (fn) => db.transaction(fn),
+      close: () => db.close(),
+    });
+
+    it("a checkpoint larger than one statement's answer is read a few MiB at a time and folds back whole", async () => {
+      const found: { bytes: number[] }[] = [];
+      const store = ctx.open(ctx.schema(), { instrument: partReads(found) });
+      const threadId = randomId("t");
+      await store.ensureThread(threadId, "agent");
+      // A full fold of 3 MiB, then three patches of 0.9 MiB (together still smaller than it): the
+      // full fold and the first patch fit in one statement's bytes, the next two in another.
+      const contents = [big(1.5), big(1.5), big(0.9), big(0.9), big(0.9)];
+      let last = await run(store, threadId, "r1", contents.slice(0, 2), false);
+      for (let r = 2; r < contents.length; r++) last = await run(store, threadId, `r${r}`, contents[r]!, true);
+      found.length = 0;
+      const cp = await store.readCheckpoint(threadId);
+      expect(cp!.seq).toBe(last.seq);
+      expect(contentsOf(cp!.fold)).toEqual(contentsOf(last.fold));
+      expect(contentsOf(cp!.fold)).toHaveLength(contents.length);
+      const { messages: _m, ...rest } = cp!.fold;
+      const { messages: _e, ...expected } = last.fold;
+      expect(rest).toEqual({ ...expected, lastSeq: last.seq, lastAt: rest.lastAt });
+      expect(cp!.parts!.patchBytes).toBeGreaterThan(0);
+      // More than one statement, and none answering more than LOG_PAGE_BYTES besides its first part.
+      expect(found.length).toBeGreaterThan(1);
+      for (const { bytes } of found) if (bytes.length > 1) expect(bytes.reduce((n, b) => n + b, 0)).toBeLessThanOrEqual(LOG_PAGE_BYTES);
+      expect(await store.checkpointSeq(threadId)).toBe(cp!.seq);
+    });
+
+    it("a read overtaken by a newer full fold (which deletes the parts it listed) reads again and answers the newer one", async () => {
+      const threadId = randomId("t");
+      const writer = ctx.store();
+      await writer.ensureThread(threadId, "agent");
+      await run(writer, threadId, "r1", "first", false);
+      await run(writer, threadId, "r2", "second", true);
+      let newer = 0;
+      const found: { bytes: number[] }[] = [];
+      // Between the list of parts and their content, another run ends with a full fold.
+      const reader = ctx.open(ctx.schema(), {
+        instrument: partReads(found, async () => {
+          if (newer === 0) newer = (await run(writer, threadId, "r3", "third", false)).seq;
+        }),
+      });
+      const cp = await reader.readCheckpoint(threadId);
+      expect(cp!.seq).toBe(newer);
+      expect(cp!.fold.messages.map((m) => (m as { content: string }).content)).toEqual(["first", "second", "third"]);
+      expect(found.length).toBe(2); // the overtaken read, then the one that answered
+    });
+
+    it("checkpointSeq: null without a checkpoint, else the seq readCheckpoint answers", async () => {
+      const store = ctx.store();
+      const threadId = randomId("t");
+      await store.ensureThread(threadId, "agent");
+      expect(await store.checkpointSeq(threadId)).toBeNull();
+      const first = await run(store, threadId, "r1", "hello", false);
+      await run(store, threadId, "r2", "again", true);
+      const cp = await store.readCheckpoint(threadId);
+      expect(cp!.seq).toBeGreaterThan(first.seq);
+      expect(await store.checkpointSeq(threadId)).toBe(cp!.seq);
     });
 
     it("admissionView: the row, whether the run id is taken, and the checkpoint, in one read", async () => {

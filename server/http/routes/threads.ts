@@ -22,6 +22,7 @@ import type { EventStore, ThreadRow } from "../../store/types.ts";
 import { callerTenant } from "../auth.ts";
 import { cursorAhead, parseSeqCursor } from "../cursor.ts";
 import { sendError, zodIssues } from "../errors.ts";
+import { sendJson } from "../json-slices.ts";
 import { SseResponse } from "../sse-response.ts";
 import { backlogPages, livePages } from "../thread-frames.ts";
 
@@ -110,8 +111,9 @@ function inspectThread({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
     const current = snap.branch ?? MAIN_BRANCH;
     const branches = [{ branchId: MAIN_BRANCH }, ...(snap.branches ?? []).map((b) => ({ ...b, at: new Date(b.at).toISOString() }))];
     const wanted = q.data.branch ?? current;
+    // Written in slices (json-slices.ts): the answer is as large as the conversation.
     if (wanted === current) {
-      return res.json({
+      return sendJson(res, {
         ...threadJson(thread),
         branch: current,
         branches,
@@ -131,7 +133,7 @@ function inspectThread({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
     }
     const then = await snapshotBefore(store, thread.threadId, leftAt.seq, gone.signal, metrics);
     if (gone.signal.aborted) return;
-    res.json({ ...threadJson(thread), branch: wanted, current, branches, messages: then.messages, state: then.state, toolCalls: then.toolCalls, usage: then.usage });
+    await sendJson(res, { ...threadJson(thread), branch: wanted, current, branches, messages: then.messages, state: then.state, toolCalls: then.toolCalls, usage: then.usage });
   };
 }
 
