@@ -9,6 +9,7 @@ import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import { INTERRUPT_TOOL_NAME } from "../../protocol/interrupts.ts";
 import { COMPACTED_MAX_CHARS_PER_RUN, DeltaMerger } from "../../protocol/merged-deltas.ts";
 import type { Reconstructor } from "../../protocol/reconstruct.ts";
+import { HeartbeatMissedError } from "../store/errors.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ModelFactory } from "../models/model.ts";
 import type { IdSource, RunContext } from "./run-context.ts";
@@ -222,16 +223,21 @@ export class RunExecutor {
     if (threads.length === 0) return;
     const sentAt = performance.now();
     this.#beating = true;
-    try {
-      const held = new Set(await this.deps.store.heartbeat(this.deps.leaseOwner, threads, ttlMs));
+    const renew = (held: Set<string>, missed: ReadonlySet<string>) => {
       for (const t of threads) {
+        if (missed.has(t)) continue;
         const run = this.#runs.get(t);
         if (!held.has(t)) this.abortLocal(t, "lease_lost");
         else if (run) run.leaseUntil = Math.max(run.leaseUntil, sentAt + ttlMs);
       }
+    };
+    try {
+      renew(new Set(await this.deps.store.heartbeat(this.deps.leaseOwner, threads, ttlMs)), new Set());
     } catch (err) {
       // A missed beat is not a lost lease yet: the TTL spans three beats. (A beat that waited
-      // too long for its row, lock_timeout, is one of these.)
+      // too long for its row, lock_timeout, is one of these.) On shards, the threads of the
+      // shards that answered have their beat (HeartbeatMissedError).
+      if (err instanceof HeartbeatMissedError) renew(new Set(err.held), new Set(err.missed));
       this.deps.observer.heartbeatFailed();
       this.deps.logger.warn({ err }, "lease heartbeat failed");
     } finally {

@@ -62,6 +62,25 @@ export class LeaseLostError extends StoreError {
 }
 
 /**
+ * A heartbeat that reached some of its threads' shards and not the others (Citus: a shard whose
+ * writes a move blocked past the lease pool's lock timeout). `held`: the threads of the shards
+ * that answered that this owner still holds; `missed`: those whose beat was not made, neither
+ * renewed nor known lost. `cause` is the first shard's error. Not a StoreError: it never reaches
+ * a client. Rejected: failing the whole beat, which made every run of the instance miss it while
+ * any one shard moved, and lose its lease after two such beats (docs/scaling.md, "Moving shards").
+ */
+export class HeartbeatMissedError extends Error {
+  override readonly name = "HeartbeatMissedError";
+  constructor(
+    readonly held: readonly string[],
+    readonly missed: readonly string[],
+    cause: unknown,
+  ) {
+    super(`The lease heartbeat of ${missed.length} thread(s) failed (${messageOf(cause)}); ${held.length} renewed.`, { cause });
+  }
+}
+
+/**
  * A run's admission found the thread changed since its batch was built (another run started or
  * ended, the thread was deleted or created), leased, or another agent's. Nothing was written; the
  * caller reads the thread again and decides (start again, queue, or refuse as busy).

@@ -43,6 +43,7 @@ export {
   DatabaseUnavailableError,
   type DatabaseFailure,
   DataDirError,
+  HeartbeatMissedError,
   InvalidCursorError,
   LeaseLostError,
   StoreClosedError,

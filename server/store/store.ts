@@ -8,7 +8,7 @@ import { DEFAULT_TENANT } from "../tenant.ts";
 import { assertLegalAppend } from "./batch.ts";
 import type { Db } from "./db.ts";
 import type { DistributeSetting } from "./distribution.ts";
-import { InvalidCursorError, ThreadNotFoundError, ThreadNotOwnedError } from "./errors.ts";
+import { HeartbeatMissedError, InvalidCursorError, ThreadNotFoundError, ThreadNotOwnedError } from "./errors.ts";
 import type { DoorbellListener } from "./listener.ts";
 import type { LongMigrationDb } from "./long-migration.ts";
 import { follow, LiveFeed, LOG_PAGE_BYTES, LOG_PAGE_SIZE } from "./live.ts";
@@ -318,11 +318,17 @@ export function createEventStore(parts: StoreParts): EventStore {
     acquireLease: (threadId, leaseOwner, ttlMs) => retry(() => acquireLease(leaseDb, s, threadId, leaseOwner, ttlMs)),
     // Not retried: a beat that fails is a missed beat (the TTL spans three); retrying it for
     // the whole retry bound would only delay the next one.
-    // One statement per shard (one on a single node), so that none spans two.
+    // One statement per shard (one on a single node), so that none spans two. A shard that
+    // fails (its writes blocked by a move) fails the beat of its threads only.
     async heartbeat(leaseOwner, threadIds, ttlMs) {
       if (threadIds.length === 0) return [];
       const groups = await shards.group(threadIds, (id) => id);
-      return (await Promise.all(groups.map((g) => heartbeatLeases(leaseDb, s, leaseOwner, g, ttlMs)))).flat();
+      const beats = await Promise.allSettled(groups.map((g) => heartbeatLeases(leaseDb, s, leaseOwner, g, ttlMs)));
+      const failed = beats.flatMap((b, i) => (b.status === "rejected" ? [{ threads: groups[i]!, err: b.reason as unknown }] : []));
+      const held = beats.flatMap((b) => (b.status === "fulfilled" ? b.value : []));
+      if (failed.length === 0) return held;
+      if (failed.length === groups.length) throw failed[0]!.err;
+      throw new HeartbeatMissedError(held, failed.flatMap((f) => f.threads), failed[0]!.err);
     },
     releaseLease: (threadId, leaseOwner) => retry(() => releaseLease(leaseDb, s, threadId, leaseOwner)),
     async releaseAllLeases(leaseOwner) {

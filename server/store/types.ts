@@ -303,7 +303,11 @@ export interface EventStore {
 
   /** Takes the lease if nobody holds it or it expired. True when `leaseOwner` now holds it. */
   acquireLease(threadId: string, leaseOwner: string, ttlMs: number): Promise<boolean>;
-  /** Extends the leases `leaseOwner` holds on these threads; returns the ids it still holds. */
+  /**
+   * Extends the leases `leaseOwner` holds on these threads; returns the ids it still holds. On
+   * shards, one statement per shard: when some failed and others answered, rejects with
+   * HeartbeatMissedError, which says which were renewed and which missed the beat.
+   */
   heartbeat(leaseOwner: string, threadIds: string[], ttlMs: number): Promise<string[]>;
   releaseLease(threadId: string, leaseOwner: string): Promise<void>;
   /** Frees every lease `leaseOwner` holds (claimable at once); returns those threads' ids. */

@@ -10,6 +10,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db, Row } from "../../server/store/db.ts";
 import { DISTRIBUTED_TABLES } from "../../server/store/distribution.ts";
+import { HeartbeatMissedError } from "../../server/store/errors.ts";
 import { inlineParams } from "../../server/store/inline-params.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
 import type { EventStore } from "../../server/store/types.ts";
@@ -126,6 +127,48 @@ describe.skipIf(!url)("Citus", () => {
       [`"${schema}".workflow_events`],
     );
     expect(placed.map((p) => p.nodeport).sort()).toEqual([5442, 5443]);
+  });
+
+  it("a heartbeat whose one shard waits on a row lock renews the other shards' leases within the lease lock timeout", async () => {
+    const schema = fresh();
+    const store = open(schema);
+    await store.migrate();
+    const threads = Array.from({ length: 8 }, () => randomId("t"));
+    for (const t of threads) {
+      await store.ensureThread(t, "agent");
+      expect(await store.acquireLease(t, "A", 60_000)).toBe(true);
+    }
+    const shardOf = new Map(
+      (
+        await sql<{ t: string; shard: string }>(`select t, get_shard_id_for_distribution_column($1::regclass, t)::text as shard from unnest($2::text[]) t`, [
+          `"${schema}".threads`,
+          threads,
+        ])
+      ).map((r) => [r.t, r.shard]),
+    );
+    const blocked = threads[0]!;
+    const sameShard = threads.filter((t) => shardOf.get(t) === shardOf.get(blocked));
+    const others = threads.filter((t) => shardOf.get(t) !== shardOf.get(blocked));
+    expect(others.length).toBeGreaterThan(0);
+    // Another transaction holds the row (on its worker) for as long as the test needs.
+    const locker = await admin.connect();
+    try {
+      await locker.query("begin");
+      await locker.query(`select 1 from "${schema}".threads where thread_id = $1::text for update`, [blocked]);
+      const err = await store.heartbeat("A", threads, 60_000).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(HeartbeatMissedError);
+      expect([...(err as HeartbeatMissedError).missed].sort()).toEqual([...sameShard].sort());
+      expect([...(err as HeartbeatMissedError).held].sort()).toEqual([...others].sort());
+      // the lease pool's lock timeout (1 s) reached the worker: the beat failed there, not after the lock
+      expect(((err as Error).cause as { code?: string }).code).toBe("55P03");
+    } finally {
+      await locker.query("rollback");
+      locker.release();
+    }
+    expect((await store.heartbeat("A", threads, 60_000)).sort()).toEqual([...threads].sort());
   });
 
   describe("every statement the store issues routes to one shard", () => {
