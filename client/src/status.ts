@@ -20,7 +20,7 @@ export interface Chrome {
 
 const TABLE: Record<ChromeStatus, Chrome> = {
   LOADING: { label: "Loading…", spinner: true, inputEnabled: false, cancelVisible: false },
-  NEW: { label: "New conversation", spinner: false, inputEnabled: true, cancelVisible: false },
+  NEW: { label: "New", spinner: false, inputEnabled: true, cancelVisible: false },
   PENDING: { label: "Starting…", spinner: true, inputEnabled: false, cancelVisible: false },
   RUNNING: { label: "Thinking…", spinner: true, inputEnabled: false, cancelVisible: true },
   WAITING: { label: "Ready", spinner: false, inputEnabled: true, cancelVisible: false },

@@ -6,6 +6,7 @@
  */
 import { useState } from "react";
 import { deleteThread, patchThread, type ThreadListItem } from "../api.ts";
+import { threadTitle } from "../thread-title.ts";
 import "./thread-list.css";
 
 interface Props {
@@ -22,7 +23,7 @@ interface Props {
 export function ThreadItem({ thread: t, current, age, onSelect, onChanged, onError }: Props) {
   const [renaming, setRenaming] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const title = t.title ?? "New conversation";
+  const title = threadTitle(t.title);
   const act = (p: Promise<unknown>, removed: boolean) =>
     p.then(() => onChanged(removed)).catch((err: Error) => onError(err.message));
   return (

@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from "react";
 import { listThreads, type ThreadListItem } from "../api.ts";
+import { UNTITLED } from "../thread-title.ts";
 import { ThreadItem } from "./ThreadItem.tsx";
 
 function ago(iso: string, now: number): string {
@@ -22,9 +23,11 @@ interface Props {
   pulse: string;
   onSelect(threadId: string): void;
   onNew(): void;
+  /** A thread was renamed, archived or deleted here (the page's own thread's title may have changed). */
+  onChanged(): void;
 }
 
-export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props) {
+export function ThreadList({ agentId, currentId, pulse, onSelect, onNew, onChanged }: Props) {
   const [threads, setThreads] = useState<ThreadListItem[]>([]);
   const [now, setNow] = useState(Date.now());
   const [error, setError] = useState<string | null>(null);
@@ -51,7 +54,7 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props
     };
   }, [pulse, agentId, query, archived, changes]);
 
-  // The page's thread before the server lists it (a new one) shows as "New conversation"; not in
+  // The page's thread before the server lists it (a new one) shows untitled; not in
   // a search or the archived list, which show what matched only.
   const listed = threads.some((t) => t.threadId === currentId) || archived || query.trim() !== "";
   return (
@@ -76,7 +79,7 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props
         {!listed && (
           <li data-testid="thread-item" data-thread-id={currentId} data-status="NEW">
             <div className="thread current" aria-current="page">
-              <span className="thread-title">New conversation</span>
+              <span className="thread-title">{UNTITLED}</span>
               <span className="chip chip-new">new</span>
             </div>
           </li>
@@ -91,6 +94,7 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props
             onError={setError}
             onChanged={(removed) => {
               setChanges((n) => n + 1);
+              onChanged();
               // The page's own thread left: a new one takes its place.
               if (removed && t.threadId === currentId) onNew();
             }}
