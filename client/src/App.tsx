@@ -134,7 +134,7 @@ function useChromeContext(
 ): ThreadChrome {
   let status: ChromeStatus = view.detail?.status ?? (view.loaded ? "NEW" : "LOADING");
   if (submitted && (status === "NEW" || settled(status))) status = "PENDING";
-  const chrome = chromeFor(status, view.detail?.toolCalls);
+  const chrome = chromeFor(status, view.detail?.waitingForYou);
   return useMemo<ThreadChrome>(
     () => ({
       agentId,

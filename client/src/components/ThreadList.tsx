@@ -4,8 +4,9 @@
  */
 import { useEffect, useState } from "react";
 import { listThreads, type ThreadListItem } from "../api.ts";
+import { useThreadChrome } from "../chrome-context.ts";
 import { UNTITLED } from "../thread-title.ts";
-import { ThreadItem } from "./ThreadItem.tsx";
+import { StatusChip, ThreadItem } from "./ThreadItem.tsx";
 
 function ago(iso: string, now: number): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
@@ -34,6 +35,10 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew, onChang
   const [query, setQuery] = useState("");
   const [archived, setArchived] = useState(false);
   const [changes, setChanges] = useState(0);
+  // The page's own thread shows what the top bar shows, from the same owner (the thread's view
+  // and the run this page sent), not the list's row: that one is as old as the last listing.
+  const { status, chrome } = useThreadChrome();
+  const here = { status, words: chrome };
 
   useEffect(() => {
     let live = true;
@@ -77,10 +82,10 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew, onChang
       {error && <p className="error-text">{error}</p>}
       <ul>
         {!listed && (
-          <li data-testid="thread-item" data-thread-id={currentId} data-status="NEW">
+          <li data-testid="thread-item" data-thread-id={currentId} data-status={status} data-label={chrome.label}>
             <div className="thread current" aria-current="page">
               <span className="thread-title">{UNTITLED}</span>
-              <span className="chip chip-new">new</span>
+              <StatusChip words={chrome} />
             </div>
           </li>
         )}
@@ -89,6 +94,7 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew, onChang
             key={t.threadId}
             thread={t}
             current={t.threadId === currentId}
+            shown={t.threadId === currentId ? here : undefined}
             age={ago(t.updatedAt, now)}
             onSelect={onSelect}
             onError={setError}

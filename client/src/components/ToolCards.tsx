@@ -9,7 +9,7 @@ import { useDefaultRenderTool, useRenderTool } from "@copilotkit/react-core/v2";
 import type { ReactNode } from "react";
 import { z } from "zod";
 import { useThreadChrome } from "../chrome-context.ts";
-import { CARD_CHIP, CARD_REASON, cardStatus, type CardStatus } from "../status.ts";
+import { CARD_REASON, CARD_TONE, cardStatus, type CardStatus } from "../status.ts";
 import { toolImages } from "./tool-images.ts";
 import { toolLabel, toolSummary } from "./tool-labels.ts";
 import { ToolImages } from "./ToolImages.tsx";
@@ -46,7 +46,7 @@ export function useCardReason(toolCallId: string): string | undefined {
 
 export function StatusChip({ status, reason }: { status: CardStatus; reason?: string }) {
   return (
-    <span className={`chip ${CARD_CHIP[status]}`} data-testid="tool-status" title={reason}>
+    <span className={`chip chip-${CARD_TONE[status]}`} data-testid="tool-status" title={reason}>
       {status === "Running" && <span className="dot-spin" aria-hidden />}
       {status === "Updating" ? "…" : status}
     </span>
