@@ -1,26 +1,27 @@
 /**
- * The Threadline app: the agents and their threads on the left, the thread's shared state (or
- * the demo feature's panel) and raw events in the middle, the chat on the right; the status
- * chrome on top follows the thread's durable status. In a narrow window the chat has the screen
- * and the other two open as drawers from the top bar (Layout.tsx).
+ * The Threadline app: the chat is the page's main column, at a readable width; the agents and
+ * threads are on the left; the thread's shared state (or the demo feature's panel) and its raw
+ * events are a side column a person opens from the top bar (panels.ts: closed at first on the
+ * Threadline agent's page, open on a demo's). The status chrome on top follows the thread's
+ * durable status. In a narrow window the chat has the screen and the other two open as drawers
+ * (Layout.tsx).
  */
 import { useAgent, useCopilotKit } from "@copilotkit/react-core/v2";
 import { Fragment, type ReactNode, useCallback, useEffect, useMemo, useState } from "react";
 import { isActive } from "../../protocol/lifecycle.ts";
-import { cancelThread, type WorkflowEvent } from "./api.ts";
+import { cancelThread } from "./api.ts";
 import { ThreadChromeContext, type ThreadChrome } from "./chrome-context.ts";
 import { Chat } from "./components/Chat.tsx";
-import { type Drawer, DrawerToggle, SkipToInput, useDrawer } from "./components/Layout.tsx";
+import { PanelHead, SidePanels } from "./components/SidePanels.tsx";
+import { type Drawer, SkipToInput, useDrawer, useWideWindow } from "./components/Layout.tsx";
 import { backgroundFrom, DefaultFrontendTools } from "./components/FrontendTools.tsx";
-import { Inspector } from "./components/Inspector.tsx";
-import { StatePanel } from "./components/StatePanel.tsx";
-import { StatusBar } from "./components/StatusBar.tsx";
 import { ThreadList } from "./components/ThreadList.tsx";
 import { useToolCards } from "./components/ToolCards.tsx";
-import { DemoIntro } from "./demos/DemoIntro.tsx";
+import { TopBar } from "./components/TopBar.tsx";
 import type { DemoFeature } from "./demos/feature.ts";
 import { isFresh, markStarted } from "./fresh-threads.ts";
-import { type Chrome, chromeFor, settled, type ChromeStatus } from "./status.ts";
+import { type Panels, usePanels } from "./panels.ts";
+import { chromeFor, settled, type ChromeStatus } from "./status.ts";
 import { type ThreadView, useThread } from "./useThread.ts";
 
 interface Props {
@@ -49,43 +50,74 @@ export function App({ agentId, demo, picker, threadId, navigate, newThread }: Pr
   const context = useChromeContext(agentId, threadId, view, submitted, setSubmitted, cancel);
   const { status, chrome } = context;
   const drawer = useDrawer(threadId);
+  const panels = usePanels(demo ? `demo:${demo.slug}` : `agent:${agentId}`, demo !== undefined);
+  const side = useSideColumn(panels, drawer);
 
   const background = backgroundFrom(agent.messages as never[]);
   const Tools = demo ? demo.Tools : DefaultFrontendTools;
   const Provider = demo?.Provider ?? Fragment;
+  const sideTitle = demo ? `${demo.title}: panel and events` : "Shared state and events";
   return (
     <ThreadChromeContext.Provider value={context}>
       <Provider>
         {Tools && <Tools />}
         <div
-          className={`app${drawer.open ? ` drawer-${drawer.open}` : ""}`}
+          className={`app${drawer.open ? ` drawer-${drawer.open}` : ""}${panels.side ? " side-open" : ""}`}
           data-testid="app"
           data-agent={agentId}
           data-background={background ?? ""}
           data-drawer={drawer.open ?? ""}
+          data-side={panels.side ? "open" : "closed"}
           style={background ? { background } : undefined}
         >
           <SkipToInput />
-          <TopBar demo={demo} threadId={threadId} status={status} chrome={chrome} events={view.events} onNew={newThread} drawer={drawer} />
+          <TopBar
+            demo={demo}
+            threadId={threadId}
+            title={view.detail?.title ?? null}
+            archived={view.detail?.archived ?? false}
+            status={status}
+            chrome={chrome}
+            events={view.events}
+            onNew={newThread}
+            nav={{ expanded: drawer.open === "nav", onToggle: () => drawer.toggle("nav") }}
+            side={{ ...side, label: sideTitle }}
+          />
           {/* The chat comes first in the document, so it is first for the keyboard and on a phone. */}
-          <main className="chat-sidebar" aria-label="Conversation">
+          <main className="chat-column" aria-label="Conversation">
             <Chat />
           </main>
           <div className="left drawer" id="drawer-nav" data-testid="drawer-nav">
-            <DrawerHead title="Agents and threads" onClose={drawer.close} />
+            <PanelHead title="Agents and threads" onClose={drawer.close} />
             {picker}
-            <ThreadList agentId={agentId} currentId={threadId} pulse={`${threadId}:${server ?? "NEW"}`} onSelect={navigate} onNew={newThread} />
+            <ThreadList agentId={agentId} currentId={threadId} pulse={`${threadId}:${server ?? "NEW"}`} onSelect={navigate} onNew={newThread} onChanged={view.refresh} />
           </div>
-          <section className="middle drawer" id="drawer-panels" data-testid="drawer-panels" aria-label={demo ? `${demo.title}: panel and events` : "Shared state and events"}>
-            <DrawerHead title={demo ? demo.title : "State and events"} onClose={drawer.close} />
-            {demo ? <DemoMiddle demo={demo} /> : <StatePanel editable={chrome.inputEnabled} live={isActive(status)} />}
-            <Inspector events={view.events} connected={view.connected} />
-          </section>
+          <SidePanels
+            demo={demo}
+            title={sideTitle}
+            editable={chrome.inputEnabled}
+            live={isActive(status)}
+            events={view.events}
+            connected={view.connected}
+            eventsOpen={panels.events}
+            onEventsToggle={() => panels.set({ events: !panels.events })}
+            onClose={side.close}
+          />
           {drawer.open && <div className="scrim" data-testid="scrim" onClick={drawer.close} aria-hidden="true" />}
         </div>
       </Provider>
     </ThreadChromeContext.Provider>
   );
+}
+
+/**
+ * The side column's toggle and Close: in a wide window they open and close the column beside the
+ * chat (remembered); in a narrow one the drawer over it (not remembered: it covers the chat).
+ */
+function useSideColumn(panels: Panels, drawer: Drawer): { expanded: boolean; onToggle(): void; close(): void } {
+  const wide = useWideWindow();
+  if (wide) return { expanded: panels.side, onToggle: () => panels.set({ side: !panels.side }), close: () => panels.set({ side: false }) };
+  return { expanded: drawer.open === "panels", onToggle: () => drawer.toggle("panels"), close: drawer.close };
 }
 
 /**
@@ -102,7 +134,7 @@ function useChromeContext(
 ): ThreadChrome {
   let status: ChromeStatus = view.detail?.status ?? (view.loaded ? "NEW" : "LOADING");
   if (submitted && (status === "NEW" || settled(status))) status = "PENDING";
-  const chrome = chromeFor(status, view.detail?.toolCalls);
+  const chrome = chromeFor(status, view.detail?.waitingForYou);
   return useMemo<ThreadChrome>(
     () => ({
       agentId,
@@ -129,55 +161,6 @@ function cancelRun(copilotkit: CopilotKit, agent: Agent, threadId: string): void
     // (not shown), since the status chip is what tells the user whether the run stopped.
     void cancelThread(threadId).catch((err: unknown) => console.warn("cancel fallback failed", err));
   }, 1500);
-}
-
-function TopBar({
-  demo,
-  threadId,
-  status,
-  chrome,
-  events,
-  onNew,
-  drawer,
-}: { demo: DemoFeature | undefined; threadId: string; status: ChromeStatus; chrome: Chrome; events: WorkflowEvent[]; onNew(): void; drawer: Drawer }) {
-  return (
-    <header className="topbar">
-      <DrawerToggle drawer={drawer} which="nav" label="Agents and threads" />
-      <span className="brand">Threadline</span>
-      {demo && <span className="demo-title" data-testid="demo-title">{demo.title}</span>}
-      <span className="thread-id" data-testid="thread-id" title={threadId}>
-        {threadId}
-      </span>
-      <StatusBar status={status} chrome={chrome} events={events} onNew={onNew} />
-      <a className="v1-link" href="/v1">
-        v1 page
-      </a>
-      <DrawerToggle drawer={drawer} which="panels" label={demo ? `${demo.title} panel and events` : "State and events"} />
-    </header>
-  );
-}
-
-/** A drawer's title and Close, shown only when it is a drawer (a narrow window). */
-function DrawerHead({ title, onClose }: { title: string; onClose(): void }) {
-  return (
-    <div className="drawer-head">
-      <span className="drawer-title">{title}</span>
-      <button type="button" className="btn" data-testid="drawer-close" onClick={onClose}>
-        Close
-      </button>
-    </div>
-  );
-}
-
-/** A demo feature's page: what it shows, then its own panel in place of the shared state. */
-function DemoMiddle({ demo }: { demo: DemoFeature }) {
-  const Panel = demo.Panel;
-  return (
-    <>
-      <DemoIntro feature={demo} />
-      {Panel && <Panel />}
-    </>
-  );
 }
 
 /**

@@ -54,7 +54,8 @@ export interface BranchInfo {
   keepThrough?: string | null;
 }
 
-export interface ThreadDetail extends ThreadRow {
+/** The thread view: the list's row (title, archived, waiting for you) and what the log rebuilds. */
+export interface ThreadDetail extends ThreadListItem {
   messages: ThreadMessage[];
   state: unknown;
   toolCalls: Record<string, ToolCallInfo>;

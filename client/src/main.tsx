@@ -62,7 +62,7 @@ function Main({ agents }: { agents: AgentInfo[] }) {
         <div className="left">
           <DemoPicker agents={agents} current={place} />
         </div>
-        <main className="middle">
+        <main className="chat-column no-agent-reason">
           <p className="error-text">{plan.reason}</p>
         </main>
       </div>

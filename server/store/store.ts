@@ -30,7 +30,7 @@ import { scheduleStore } from "./schedule-store.ts";
 import { memoryStore } from "./memory-store.ts";
 import { countQueuedRuns, insertQueuedRun, selectNextQueuedRun, selectRun } from "./sql/runs.ts";
 import { deleteThread, insertThread, selectLastSeqs, selectThread, type ThreadKey } from "./sql/threads.ts";
-import { selectThreadPage, updateThreadMeta } from "./sql/thread-listing.ts";
+import { selectThreadListing, selectThreadPage, updateThreadMeta } from "./sql/thread-listing.ts";
 import { encodeThreadCursor, ThreadCursorSchema } from "./thread-cursor.ts";
 import type { AdmissionView, ConnectionReport, EventStore, PoolName, PoolStats, ThreadRow } from "./types.ts";
 import { inlinedWhen } from "./inline-params.ts";
@@ -259,6 +259,8 @@ export function createEventStore(parts: StoreParts): EventStore {
     committedHereAt: (event) => feed.committedAt(event),
 
     getThread: (threadId, tenantId) => readRetry(() => selectThread(db, s, threadId, tenantId ?? null)),
+
+    getThreadListing: (threadId, tenantId) => readRetry(() => selectThreadListing(db, s, threadId, tenantId ?? null)),
 
     async listThreads(filter = {}) {
       const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(filter.limit ?? DEFAULT_PAGE)));

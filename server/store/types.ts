@@ -261,6 +261,8 @@ export interface EventStore {
    * one does. Without, any tenant's (the engine's own access, after a route checked the tenant).
    */
   getThread(threadId: string, tenantId?: string): Promise<ThreadRow | null>;
+  /** getThread with what the list shows besides the row (title, archived, waiting for a person); the thread view answers it. */
+  getThreadListing(threadId: string, tenantId?: string): Promise<ThreadListing | null>;
   listThreads(filter?: ListThreadsFilter): Promise<ThreadPage>;
   /**
    * Renames and/or archives a thread (title null: back to the derived one); returns it as the

@@ -90,7 +90,7 @@ describeBrowser("cards and the thread list in the browser", () => {
 
     const item = (id: string) => page.locator(`[data-testid="thread-item"][data-thread-id="${id}"]`);
     await expect.poll(() => item(waiting).getAttribute("data-waiting"), { timeout: 20_000 }).toBe("true");
-    expect(await item(waiting).getByTestId("waiting-for-you").textContent()).toBe("waiting for you");
+    expect(await item(waiting).getByTestId("waiting-for-you").textContent()).toBe("Waiting for you");
     expect(await item(idle).getAttribute("data-waiting")).toBe("false");
     await expect.poll(() => item(idle).getByTestId("thread-title").textContent()).toBe("What's the weather in Paris?");
     await screenshot(page, "46a-thread-list-titles-waiting");

@@ -1,6 +1,6 @@
 /** A message streams a reply; the weather card renders; a frontend tool runs. */
 import { expect, it } from "vitest";
-import { assistantMessages, describeBrowser, openApp, screenshot, send, waitForStatus, useApp } from "./harness.ts";
+import { assistantMessages, describeBrowser, openApp, openSidePanel, screenshot, send, waitForStatus, useApp } from "./harness.ts";
 
 describeBrowser("chat in the browser", () => {
   const app = useApp();
@@ -62,6 +62,7 @@ describeBrowser("chat in the browser", () => {
   it("shares state both ways: the agent's task edits show live, the user's reach the next run", async () => {
     const page = await app.browser.newPage();
     const threadId = await openApp(page, app.server.url);
+    await openSidePanel(page);
     await send(page, "Add a task: water the plants");
     const items = page.getByTestId("task-item");
     await expect.poll(() => items.count(), { timeout: 20_000 }).toBe(3);

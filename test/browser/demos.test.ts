@@ -5,7 +5,7 @@
  */
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { assistantMessages, consoleErrors, describeBrowser, openApp, screenshot, send, useApp, waitForStatus } from "./harness.ts";
+import { assistantMessages, consoleErrors, describeBrowser, openApp, openEvents, screenshot, send, useApp, waitForStatus } from "./harness.ts";
 
 describeBrowser("feature demo pages in the browser", () => {
   // Plan steps long enough that a step is seen running, even on a loaded machine.
@@ -34,6 +34,7 @@ describeBrowser("feature demo pages in the browser", () => {
 
     await send(page, "Hello there");
     await waitForStatus(page, "WAITING");
+    await openEvents(page);
     await page.getByTestId("event-list").locator('[data-type="workflow.suspended"]').waitFor();
     // "New thread" mints another; its list refresh is the last request it makes.
     const listed = page.waitForResponse((r) => r.url().includes("/api/threads?limit="));

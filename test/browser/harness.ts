@@ -166,6 +166,21 @@ export async function openApp(page: Page, baseUrl: string, opts: { feature?: str
   return decodeURIComponent(new URL(page.url()).pathname.split("/t/")[1]!);
 }
 
+/** Opens the side column (the shared state, or a demo's panel), unless it is open already (the app remembers). */
+export async function openSidePanel(page: Page): Promise<void> {
+  const toggle = page.getByTestId("toggle-panels");
+  if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+  await page.getByTestId("drawer-panels").waitFor();
+}
+
+/** Opens the side column and, in it, the raw workflow events. */
+export async function openEvents(page: Page): Promise<void> {
+  await openSidePanel(page);
+  const toggle = page.getByTestId("events-toggle");
+  if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+  await page.getByTestId("event-list").waitFor();
+}
+
 export async function send(page: Page, text: string): Promise<void> {
   const input = page.getByTestId("copilot-chat-textarea");
   await page.locator('[data-testid="chat-input"][data-enabled="true"]').waitFor();

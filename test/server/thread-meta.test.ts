@@ -3,7 +3,7 @@
  * tool call left it, on both backends with the built-in demo model: a title is the first user
  * message until someone renames the thread; PATCH validates (400 with reasons, nothing written),
  * is tenant-scoped (404 for another tenant's thread); archived threads leave the default list;
- * ?q= finds threads by title; a thread waiting for an approval is marked, an idle one is not; two
+ * ?q= finds threads by title; the thread view carries the same title and marks; a thread waiting for an approval is marked, an idle one is not; two
  * plans' calls each have their own run's state.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,6 +79,10 @@ describe.each(backends())("thread titles, archive and search on %s", (backend) =
 
     const archived = await req<Listed>("PATCH", "/api/threads/tm-hello", { archived: true });
     expect(archived.body).toMatchObject({ archived: true, title: "Greetings thread" });
+    // The thread view says the same as the list: the app's header shows it for a thread opened by its address.
+    expect((await req<Listed>("GET", "/api/threads/tm-hello")).body).toMatchObject({ title: "Greetings thread", titleSet: true, archived: true, waitingForYou: false });
+    expect((await req<Listed>("GET", "/api/threads/tm-email")).body).toMatchObject({ title: "Email the team a status update", waitingForYou: true });
+    expect((await req("GET", "/api/threads/tm-hello", undefined, "key-b")).status).toBe(404);
     expect((await list()).map((t) => t.threadId)).not.toContain("tm-hello");
     expect((await list("?archived=true")).map((t) => t.threadId)).toEqual(["tm-hello"]);
     expect((await list("?archived=all")).map((t) => t.threadId)).toContain("tm-hello");

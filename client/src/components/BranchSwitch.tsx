@@ -10,7 +10,7 @@ import {
   type CopilotChatUserMessageProps,
   type Message,
 } from "@copilotkit/react-core/v2";
-import { createContext, useContext } from "react";
+import { createContext, useContext, useEffect, useState } from "react";
 import type { BranchView } from "../useBranches.ts";
 import { MarkdownRenderer } from "./Markdown.tsx";
 
@@ -61,12 +61,38 @@ export function AssistantMessage(props: CopilotChatAssistantMessageProps) {
   );
 }
 
+/**
+ * A user message. Its toolbar (Copy, Edit) is CopilotKit's, shown there on hover only; here a tap
+ * on the message shows it too (a phone has no hover), and a tap elsewhere hides it again; focus
+ * shows it as well (styles.css), so a keyboard reaches Edit.
+ */
 export function UserMessage(props: CopilotChatUserMessageProps) {
   const { onEdit } = useChatMessages();
+  const [revealed, setRevealed] = useRevealed(props.message.id);
   return (
     <>
-      <CopilotChatUserMessage {...props} {...(onEdit ? { onEditMessage: ({ message }: { message: Message }) => onEdit(message) } : {})} />
+      <CopilotChatUserMessage
+        {...props}
+        {...(onEdit ? { onEditMessage: ({ message }: { message: Message }) => onEdit(message) } : {})}
+        data-revealed={revealed ? "true" : "false"}
+        onClick={() => setRevealed(!revealed)}
+      />
       <BranchSwitch messageId={props.message.id} />
     </>
   );
+}
+
+/** Whether a tap showed this message's toolbar; a press anywhere outside the message hides it. */
+function useRevealed(messageId: string): [boolean, (revealed: boolean) => void] {
+  const [revealed, setRevealed] = useState(false);
+  useEffect(() => {
+    if (!revealed) return;
+    const onPress = (e: PointerEvent) => {
+      const inside = (e.target as Element | null)?.closest?.(`[data-testid="copilot-user-message"][data-message-id="${CSS.escape(messageId)}"]`);
+      if (!inside) setRevealed(false);
+    };
+    addEventListener("pointerdown", onPress);
+    return () => removeEventListener("pointerdown", onPress);
+  }, [revealed, messageId]);
+  return [revealed, setRevealed];
 }

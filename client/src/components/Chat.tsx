@@ -1,7 +1,8 @@
 /**
  * The conversation: CopilotKit's v2 chat bound to the thread in the URL. The input follows the
  * status chrome (enabled only when the thread is WAITING or new); while a run goes, its send
- * button is the Stop button (the durable cancel). After a run the focus is back in the input.
+ * button is the Stop button (the durable cancel), and Escape stops it too. After a run the focus
+ * is back in the input.
  *
  * The chat follows the thread wherever it is changed (catch-up.ts), shows the branch the person
  * chose ("‹ 1/2 ›", useBranches.ts), and keeps a message the server refused as stale for sending
@@ -47,6 +48,25 @@ function useFocusAfterRun(box: React.RefObject<HTMLDivElement | null>, enabled: 
   }, [enabled, status]);
 }
 
+/**
+ * Escape stops the run, from anywhere on the page, unless something nearer has a use for it: an
+ * open drawer (it closes), the edit box, a rename or any other field being typed in.
+ */
+function useEscapeStops(running: boolean, onStop: () => void): void {
+  useEffect(() => {
+    if (!running) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented) return;
+      if (document.querySelector('[data-testid="app"]:not([data-drawer=""])')) return;
+      const target = e.target as HTMLElement | null;
+      if (target && target.id !== MESSAGE_INPUT_ID && target.closest("input, textarea, select, [role='dialog']")) return;
+      onStop();
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, [running, onStop]);
+}
+
 function GatedInput(props: CopilotChatInputProps) {
   const { chrome, status, onSubmitted, onCancel } = useThreadChrome();
   const sendElsewhere = useContext(SendContext);
@@ -54,6 +74,7 @@ function GatedInput(props: CopilotChatInputProps) {
   const running = chrome.cancelVisible;
   const box = useRef<HTMLDivElement>(null);
   useFocusAfterRun(box, enabled, status);
+  useEscapeStops(running, onCancel);
   return (
     <div ref={box} className="chat-input" data-testid="chat-input" data-enabled={enabled ? "true" : "false"}>
       <CopilotChatInput
@@ -74,7 +95,7 @@ function GatedInput(props: CopilotChatInputProps) {
         }}
         sendButton={
           running
-            ? ({ "aria-label": "Stop the run", title: "Stop the run", "data-testid": "cancel-button", className: "stop-button" } as object)
+            ? ({ "aria-label": "Stop the run", title: "Stop the run (Esc)", "aria-keyshortcuts": "Escape", "data-testid": "cancel-button", className: "stop-button" } as object)
             : { "aria-label": "Send the message", title: "Send", ...(enabled ? {} : { disabled: true }) }
         }
         addMenuButton={{ "aria-label": "Attach files or pick a tool" }}

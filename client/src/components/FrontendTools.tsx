@@ -65,6 +65,7 @@ function ApprovalCard({ toolCallId, args, status, result, respond }: ApprovalPro
     <div className="tool-card approval" data-testid="approval-card" data-tool-call-id={toolCallId} data-state={state}>
       <div className="tool-card-head">
         <span className="tool-card-title"><span className="tool-icon">?</span> Approval needed</span>
+        {state === "asking" && <span className="chip chip-you">Awaiting approval</span>}
         {state === "approved" && <span className="chip chip-complete">Approved</span>}
         {state === "denied" && <span className="chip chip-failed">Denied</span>}
         {state === "closed" && <span className="chip chip-cancelled">Closed</span>}

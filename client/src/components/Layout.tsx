@@ -1,10 +1,11 @@
 /**
- * The parts of the layout that a narrow window needs (styles.css, "Narrow windows"): below
- * 1100 px the state and events panel, below 760 px also the agents and threads, become drawers
- * opened from the top bar, so the chat keeps the screen. On a wide screen the toggles are hidden
- * and the drawers are plain columns. The skip link takes a keyboard user to the input at once.
+ * The parts of the layout that change with the window's width (styles.css, "Narrow windows"):
+ * at 1100 px and wider the side column (state or a demo's panel, and the events) sits beside the
+ * chat when the person opened it (panels.ts remembers); below, it is a drawer over the chat, and
+ * below 760 px the agents and threads are one too, so the chat keeps the screen. The same top-bar
+ * button opens the side column either way. The skip link takes a keyboard user to the input at once.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { focusMessageInput } from "./Chat.tsx";
 
 export type DrawerName = "nav" | "panels";
@@ -47,17 +48,32 @@ const ICONS: Record<DrawerName, string> = {
   panels: "M4 5h16v14H4zM14 5v14",
 };
 
-export function DrawerToggle({ drawer, which, label }: { drawer: Drawer; which: DrawerName; label: string }) {
+/** The width at which the side column stops being a drawer (styles.css has the same number). */
+const WIDE = "(min-width: 1100px)";
+
+/** Whether the window is wide enough for the side column beside the chat; follows resizes. */
+export function useWideWindow(): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const query = matchMedia(WIDE);
+      query.addEventListener("change", onChange);
+      return () => query.removeEventListener("change", onChange);
+    },
+    () => matchMedia(WIDE).matches,
+  );
+}
+
+export function DrawerToggle({ which, label, expanded, onToggle }: { which: DrawerName; label: string; expanded: boolean; onToggle(): void }) {
   return (
     <button
       type="button"
       className={`drawer-toggle drawer-toggle-${which}`}
       data-testid={`toggle-${which}`}
       aria-controls={`drawer-${which}`}
-      aria-expanded={drawer.open === which}
+      aria-expanded={expanded}
       aria-label={label}
       title={label}
-      onClick={() => drawer.toggle(which)}
+      onClick={onToggle}
     >
       <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
         <path d={ICONS[which]} />

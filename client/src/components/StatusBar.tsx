@@ -37,7 +37,7 @@ export function StatusBar({ status, chrome, events, onNew }: Props) {
   return (
     <>
       <div className="status-bar">
-        <span className={`status status-${status.toLowerCase()}`} data-testid="thread-status" data-status={status} role="status">
+        <span className={`status chip-${chrome.tone}`} data-testid="thread-status" data-status={status} data-label={chrome.label} role="status">
           {chrome.spinner && <span className="spinner" aria-hidden />}
           {chrome.label}
         </span>

@@ -1,16 +1,20 @@
 /**
- * One thread in the list: its title (the name given, else its first message), its status, "waiting
- * for you" when it waits for an approval or an answer, and its actions: rename (in place; Enter
+ * One thread in the list: its title (the name given, else its first message), its status in the
+ * app's words (status.ts: "Waiting for you" when it waits for an approval or an answer), and its actions: rename (in place; Enter
  * saves, Escape cancels, an empty name goes back to the derived title), archive or unarchive, and
  * delete (asked twice: the second click deletes).
  */
 import { useState } from "react";
 import { deleteThread, patchThread, type ThreadListItem } from "../api.ts";
+import { type ChromeStatus, type StatusWords, statusWords } from "../status.ts";
+import { threadTitle } from "../thread-title.ts";
 import "./thread-list.css";
 
 interface Props {
   thread: ThreadListItem;
   current: boolean;
+  /** The page's own thread: its status as the top bar has it (fresher than this row's). */
+  shown?: { status: ChromeStatus; words: StatusWords };
   /** e.g. "3m ago" */
   age: string;
   onSelect(threadId: string): void;
@@ -19,10 +23,12 @@ interface Props {
   onError(message: string): void;
 }
 
-export function ThreadItem({ thread: t, current, age, onSelect, onChanged, onError }: Props) {
+export function ThreadItem({ thread: t, current, shown, age, onSelect, onChanged, onError }: Props) {
   const [renaming, setRenaming] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const title = t.title ?? "New conversation";
+  const title = threadTitle(t.title);
+  const status = shown?.status ?? t.status;
+  const words = shown?.words ?? statusWords(t.status, t.waitingForYou);
   const act = (p: Promise<unknown>, removed: boolean) =>
     p.then(() => onChanged(removed)).catch((err: Error) => onError(err.message));
   return (
@@ -30,8 +36,9 @@ export function ThreadItem({ thread: t, current, age, onSelect, onChanged, onErr
       className={`thread ${current ? "current" : ""}`}
       data-testid="thread-item"
       data-thread-id={t.threadId}
-      data-status={t.status}
-      data-waiting={t.waitingForYou ? "true" : "false"}
+      data-status={status}
+      data-label={words.label}
+      data-waiting={words.tone === "you" ? "true" : "false"}
       data-archived={t.archived ? "true" : "false"}
       // The whole row selects, as before; the title is the button a keyboard reaches.
       onClick={() => !renaming && onSelect(t.threadId)}
@@ -63,11 +70,7 @@ export function ThreadItem({ thread: t, current, age, onSelect, onChanged, onErr
           {title}
         </button>
       )}
-      {t.waitingForYou ? (
-        <span className="chip chip-pending" data-testid="waiting-for-you">waiting for you</span>
-      ) : (
-        <span className={`chip chip-status chip-${t.status.toLowerCase()}`}>{t.status.toLowerCase()}</span>
-      )}
+      <StatusChip words={words} />
       <span className="thread-time">{age}</span>
       {/* biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: only keeps a click on an action from selecting the row */}
       <span className="thread-actions" onClick={(e) => e.stopPropagation()}>
@@ -113,5 +116,14 @@ function RenameBox({ initial, placeholder, onSave, onCancel }: { initial: string
       }}
       onBlur={onCancel}
     />
+  );
+}
+
+/** A thread's status in the list, in the app's words and tone. */
+export function StatusChip({ words }: { words: StatusWords }) {
+  return (
+    <span className={`chip chip-${words.tone}`} data-testid={words.tone === "you" ? "waiting-for-you" : "thread-item-status"}>
+      {words.label}
+    </span>
   );
 }

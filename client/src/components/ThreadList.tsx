@@ -4,7 +4,9 @@
  */
 import { useEffect, useState } from "react";
 import { listThreads, type ThreadListItem } from "../api.ts";
-import { ThreadItem } from "./ThreadItem.tsx";
+import { useThreadChrome } from "../chrome-context.ts";
+import { UNTITLED } from "../thread-title.ts";
+import { StatusChip, ThreadItem } from "./ThreadItem.tsx";
 
 function ago(iso: string, now: number): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
@@ -22,15 +24,21 @@ interface Props {
   pulse: string;
   onSelect(threadId: string): void;
   onNew(): void;
+  /** A thread was renamed, archived or deleted here (the page's own thread's title may have changed). */
+  onChanged(): void;
 }
 
-export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props) {
+export function ThreadList({ agentId, currentId, pulse, onSelect, onNew, onChanged }: Props) {
   const [threads, setThreads] = useState<ThreadListItem[]>([]);
   const [now, setNow] = useState(Date.now());
   const [error, setError] = useState<string | null>(null);
   const [query, setQuery] = useState("");
   const [archived, setArchived] = useState(false);
   const [changes, setChanges] = useState(0);
+  // The page's own thread shows what the top bar shows, from the same owner (the thread's view
+  // and the run this page sent), not the list's row: that one is as old as the last listing.
+  const { status, chrome } = useThreadChrome();
+  const here = { status, words: chrome };
 
   useEffect(() => {
     let live = true;
@@ -51,7 +59,7 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props
     };
   }, [pulse, agentId, query, archived, changes]);
 
-  // The page's thread before the server lists it (a new one) shows as "New conversation"; not in
+  // The page's thread before the server lists it (a new one) shows untitled; not in
   // a search or the archived list, which show what matched only.
   const listed = threads.some((t) => t.threadId === currentId) || archived || query.trim() !== "";
   return (
@@ -74,10 +82,10 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props
       {error && <p className="error-text">{error}</p>}
       <ul>
         {!listed && (
-          <li data-testid="thread-item" data-thread-id={currentId} data-status="NEW">
+          <li data-testid="thread-item" data-thread-id={currentId} data-status={status} data-label={chrome.label}>
             <div className="thread current" aria-current="page">
-              <span className="thread-title">New conversation</span>
-              <span className="chip chip-new">new</span>
+              <span className="thread-title">{UNTITLED}</span>
+              <StatusChip words={chrome} />
             </div>
           </li>
         )}
@@ -86,11 +94,13 @@ export function ThreadList({ agentId, currentId, pulse, onSelect, onNew }: Props
             key={t.threadId}
             thread={t}
             current={t.threadId === currentId}
+            shown={t.threadId === currentId ? here : undefined}
             age={ago(t.updatedAt, now)}
             onSelect={onSelect}
             onError={setError}
             onChanged={(removed) => {
               setChanges((n) => n + 1);
+              onChanged();
               // The page's own thread left: a new one takes its place.
               if (removed && t.threadId === currentId) onNew();
             }}

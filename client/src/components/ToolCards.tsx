@@ -1,7 +1,7 @@
 /**
- * Tool cards in the chat: a weather card for get_weather, and a generic card (arguments,
- * result, the images the tool returned, and a terminal view when the tool streamed output) for
- * every other tool. A card's status is what the log says became of the call (awaiting approval or
+ * Tool cards in the chat: a weather card for get_weather, and a generic card (a label and a
+ * one-line summary, the images the tool returned, a terminal view when the tool streamed output,
+ * the raw arguments and result behind a disclosure) for every other tool. A card's status is what the log says became of the call (awaiting approval or
  * an answer, running, complete, failed, cancelled, not run: status.ts cardStatus), the same live
  * and after a reload, and never Running once the thread is settled.
  */
@@ -9,8 +9,9 @@ import { useDefaultRenderTool, useRenderTool } from "@copilotkit/react-core/v2";
 import type { ReactNode } from "react";
 import { z } from "zod";
 import { useThreadChrome } from "../chrome-context.ts";
-import { CARD_CHIP, CARD_REASON, cardStatus, type CardStatus } from "../status.ts";
+import { CARD_REASON, CARD_TONE, cardStatus, type CardStatus } from "../status.ts";
 import { toolImages } from "./tool-images.ts";
+import { toolLabel, toolSummary } from "./tool-labels.ts";
 import { ToolImages } from "./ToolImages.tsx";
 
 type RenderStatus = "inProgress" | "executing" | "complete";
@@ -45,7 +46,7 @@ export function useCardReason(toolCallId: string): string | undefined {
 
 export function StatusChip({ status, reason }: { status: CardStatus; reason?: string }) {
   return (
-    <span className={`chip ${CARD_CHIP[status]}`} data-testid="tool-status" title={reason}>
+    <span className={`chip chip-${CARD_TONE[status]}`} data-testid="tool-status" title={reason}>
       {status === "Running" && <span className="dot-spin" aria-hidden />}
       {status === "Updating" ? "…" : status}
     </span>
@@ -105,30 +106,56 @@ function WeatherCard({ name, toolCallId, status, args, result }: CardProps) {
   );
 }
 
+/**
+ * Any other tool: its label and a one-line summary of what it was asked, the output it streamed
+ * and the images it returned; the arguments and result as JSON behind "Details", for whoever
+ * wants the exact call.
+ */
 function GenericCard({ name, toolCallId, status, args, result }: CardProps) {
   const shown = useCardStatus(toolCallId, status);
   const { terminal, detail } = useThreadChrome();
   const output = terminal[toolCallId];
   const parsed = parseJson(result);
   const images = toolImages(detail?.messages, toolCallId);
+  const label = toolLabel(name);
+  const summary = toolSummary(args);
+  const title = (
+    <>
+      <span className="tool-icon" aria-hidden="true">
+        {label[0]}
+      </span>
+      <span className="tool-label" data-testid="tool-label">
+        {label}
+      </span>
+      {summary && (
+        <span className="tool-summary" data-testid="tool-summary" title={summary}>
+          {summary}
+        </span>
+      )}
+    </>
+  );
   return (
-    <Card name={name} toolCallId={toolCallId} status={shown} title={<><span className="tool-icon">fn</span> {name}</>}>
-      <details className="tool-io" open={shown !== "Complete"}>
-        <summary>Arguments</summary>
-        <pre data-testid="tool-args">{JSON.stringify(args, null, 2)}</pre>
-      </details>
+    <Card name={name} toolCallId={toolCallId} status={shown} title={title}>
       {output !== undefined && (
         <pre className="terminal" data-testid="terminal">
           {output}
         </pre>
       )}
-      {result !== undefined && (
-        <details className="tool-io" open>
-          <summary>Result</summary>
-          <pre data-testid="tool-result">{typeof parsed === "string" ? parsed : JSON.stringify(parsed, null, 2)}</pre>
-        </details>
-      )}
       <ToolImages sources={images} />
+      <details className="tool-io" data-testid="tool-details">
+        <summary>Details</summary>
+        <p className="tool-io-name">
+          Tool <code>{name}</code>
+        </p>
+        <h4 className="tool-io-head">Arguments</h4>
+        <pre data-testid="tool-args">{JSON.stringify(args, null, 2)}</pre>
+        {result !== undefined && (
+          <>
+            <h4 className="tool-io-head">Result</h4>
+            <pre data-testid="tool-result">{typeof parsed === "string" ? parsed : JSON.stringify(parsed, null, 2)}</pre>
+          </>
+        )}
+      </details>
     </Card>
   );
 }

@@ -76,7 +76,7 @@ function ApprovalCard({ interrupt, resolve }: { interrupt: Interrupt; resolve: R
         <span className="tool-card-title">
           <span className="tool-icon">?</span> Allow {meta.toolName ?? "the tool"}?
         </span>
-        <span className="chip chip-pending">{sent ?? interrupt.reason}</span>
+        <span className="chip chip-you">{sent ?? interrupt.reason}</span>
       </div>
       <p className="approval-action">{interrupt.message ?? "May the agent go ahead?"}</p>
       {!editing && (
@@ -146,7 +146,7 @@ function ChoiceCard({ interrupt, resolve }: { interrupt: Interrupt; resolve: Res
         <span className="tool-card-title">
           <span className="tool-icon">?</span> Your choice
         </span>
-        <span className="chip chip-pending">{sent ?? interrupt.reason}</span>
+        <span className="chip chip-you">{sent ?? interrupt.reason}</span>
       </div>
       <p className="approval-action">{interrupt.message ?? "…"}</p>
       <div className="approval-buttons">

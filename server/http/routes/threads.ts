@@ -15,7 +15,7 @@ import type { Engine } from "../../engine/engine.ts";
 import { foldThread } from "../../engine/thread-fold.ts";
 import type { Metrics } from "../../metrics.ts";
 import { encodeThreadCursor, ThreadCursorSchema } from "../../store/thread-cursor.ts";
-import { listingJson, threadJson } from "./thread-json.ts";
+import { listingJson } from "./thread-json.ts";
 import { threadMetaRoutes } from "./thread-meta.ts";
 import { threadStateRoutes } from "./thread-state.ts";
 import type { EventStore, ThreadRow } from "../../store/types.ts";
@@ -101,7 +101,8 @@ function inspectThread({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
     // A client that leaves stops the reads (listened for before the first await).
     const gone = new AbortController();
     res.once("close", () => gone.abort());
-    const thread = await store.getThread(req.params.threadId, callerTenant(res));
+    // The listing, not the bare row: the app's header shows the title, and whether the thread is archived or waits for a person.
+    const thread = await store.getThreadListing(req.params.threadId, callerTenant(res));
     if (!thread) return sendError(res, 404, "THREAD_NOT_FOUND", `There is no thread "${req.params.threadId}". It is created by its first run.`);
     // The checkpoint, then the events after it page by page (one page in memory, the event loop
     // running between pages): a finished thread costs its last run's end, not its length.
@@ -114,7 +115,7 @@ function inspectThread({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
     // Written in slices (json-slices.ts): the answer is as large as the conversation.
     if (wanted === current) {
       return sendJson(res, {
-        ...threadJson(thread),
+        ...listingJson(thread),
         branch: current,
         branches,
         messages: snap.messages,
@@ -133,7 +134,7 @@ function inspectThread({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
     }
     const then = await snapshotBefore(store, thread.threadId, leftAt.seq, gone.signal, metrics);
     if (gone.signal.aborted) return;
-    await sendJson(res, { ...threadJson(thread), branch: wanted, current, branches, messages: then.messages, state: then.state, toolCalls: then.toolCalls, usage: then.usage });
+    await sendJson(res, { ...listingJson(thread), branch: wanted, current, branches, messages: then.messages, state: then.state, toolCalls: then.toolCalls, usage: then.usage });
   };
 }
 

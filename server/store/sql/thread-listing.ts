@@ -152,12 +152,17 @@ export async function updateThreadMeta(
     [threadId, tenantId, change.title !== undefined, change.title ?? null, change.archived ?? null, now],
   );
   if (rowCount === 0) return null;
+  return selectThreadListing(db, s, threadId, null);
+}
+
+/** One thread as the list shows it (its title, archive and waiting marks); null: none (for this tenant). */
+export async function selectThreadListing(db: Queryable, s: string, threadId: string, tenantId: string | null): Promise<ThreadListing | null> {
   const { rows } = await db.query<ThreadDbRow & ListingDbColumns>(
     `select ${THREAD_COLUMNS}, ${LISTING_COLUMNS}
      from ${s}.threads t
      ${LISTING_JOINS(s, "$1::text")}
-     where t.thread_id = $1::text`,
-    [threadId],
+     where t.thread_id = $1::text and ($2::text is null or t.tenant_id = $2::text)`,
+    [threadId, tenantId],
   );
   return rows[0] ? listingFromRow(rows[0]) : null;
 }
