@@ -18,8 +18,10 @@ import { DemoPicker } from "./demos/DemoPicker.tsx";
 import { mintThreadId } from "./fresh-threads.ts";
 import { authHeaders, takeKeyFromUrl } from "./keys.ts";
 import { type Place, parseRoute, pathFor } from "./routes.ts";
+import { startTheme } from "./theme.ts";
 
 takeKeyFromUrl();
+startTheme();
 
 const V1Page = lazy(() => import("./v1/V1Page.tsx"));
 

@@ -9,6 +9,7 @@ import type { DemoFeature } from "../demos/feature.ts";
 import type { Chrome, ChromeStatus } from "../status.ts";
 import { threadTitle } from "../thread-title.ts";
 import { DrawerToggle } from "./Layout.tsx";
+import { ThemeToggle } from "./ThemeToggle.tsx";
 import { StatusBar } from "./StatusBar.tsx";
 
 interface Props {
@@ -52,6 +53,7 @@ export function TopBar({ demo, threadId, title, archived, status, chrome, events
       <a className="v1-link" href="/v1">
         v1 page
       </a>
+      <ThemeToggle />
       <DrawerToggle which="panels" label={side.label} expanded={side.expanded} onToggle={side.onToggle} />
     </header>
   );
