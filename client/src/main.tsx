@@ -6,6 +6,7 @@
  * before anything else reads the address (keys.ts).
  */
 import "@copilotkit/react-core/v2/styles.css";
+import "./theme.css";
 import "./styles.css";
 import { CopilotKitProvider } from "@copilotkit/react-core/v2";
 import { lazy, StrictMode, Suspense, useEffect, useState } from "react";

@@ -50,9 +50,6 @@ export function TopBar({ demo, threadId, title, archived, status, chrome, events
         </span>
       )}
       <StatusBar status={status} chrome={chrome} events={events} onNew={onNew} />
-      <a className="v1-link" href="/v1">
-        v1 page
-      </a>
       <ThemeToggle />
       <DrawerToggle which="panels" label={side.label} expanded={side.expanded} onToggle={side.onToggle} />
     </header>
