@@ -91,6 +91,10 @@ export function App({ agentId, demo, picker, threadId, navigate, newThread }: Pr
             <PanelHead title="Agents and threads" onClose={drawer.close} />
             {picker}
             <ThreadList agentId={agentId} currentId={threadId} pulse={`${threadId}:${server ?? "NEW"}`} onSelect={navigate} onNew={newThread} onChanged={view.refresh} />
+            {/* A developer's page (the v1 API), so at the foot of the column rather than in the top bar. */}
+            <a className="v1-link" href="/v1">
+              The same agent on the v1 API
+            </a>
           </div>
           <SidePanels
             demo={demo}

@@ -6,6 +6,7 @@
  * before anything else reads the address (keys.ts).
  */
 import "@copilotkit/react-core/v2/styles.css";
+import "./theme.css";
 import "./styles.css";
 import { CopilotKitProvider } from "@copilotkit/react-core/v2";
 import { lazy, StrictMode, Suspense, useEffect, useState } from "react";
@@ -18,8 +19,10 @@ import { DemoPicker } from "./demos/DemoPicker.tsx";
 import { mintThreadId } from "./fresh-threads.ts";
 import { authHeaders, takeKeyFromUrl } from "./keys.ts";
 import { type Place, parseRoute, pathFor } from "./routes.ts";
+import { startTheme } from "./theme.ts";
 
 takeKeyFromUrl();
+startTheme();
 
 const V1Page = lazy(() => import("./v1/V1Page.tsx"));
 

@@ -9,6 +9,7 @@ import type { DemoFeature } from "../demos/feature.ts";
 import type { Chrome, ChromeStatus } from "../status.ts";
 import { threadTitle } from "../thread-title.ts";
 import { DrawerToggle } from "./Layout.tsx";
+import { ThemeToggle } from "./ThemeToggle.tsx";
 import { StatusBar } from "./StatusBar.tsx";
 
 interface Props {
@@ -49,9 +50,7 @@ export function TopBar({ demo, threadId, title, archived, status, chrome, events
         </span>
       )}
       <StatusBar status={status} chrome={chrome} events={events} onNew={onNew} />
-      <a className="v1-link" href="/v1">
-        v1 page
-      </a>
+      <ThemeToggle />
       <DrawerToggle which="panels" label={side.label} expanded={side.expanded} onToggle={side.onToggle} />
     </header>
   );
