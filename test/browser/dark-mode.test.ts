@@ -8,7 +8,7 @@
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { axeViolations, blocking } from "./axe.ts";
-import { describeBrowser, launchBrowser, openApp, PHONE, screenshot, send, useApp, waitForStatus } from "./harness.ts";
+import { describeBrowser, launchBrowser, openApp, openEvents, PHONE, screenshot, send, useApp, waitForStatus } from "./harness.ts";
 
 /** The relative luminance (WCAG) of an element's computed background, 0 (black) to 1 (white). */
 async function luminance(page: Page, selector: string): Promise<number> {
@@ -20,7 +20,15 @@ async function luminance(page: Page, selector: string): Promise<number> {
   return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
 }
 
-const contrast = async (page: Page) => blocking(await axeViolations(page, { runOnly: { type: "rule", values: ["color-contrast"] } }));
+/**
+ * axe's color-contrast once the theme's fade has ended: the app's background eases over 0.4 s
+ * (styles.css) while the text takes its new colour at once, so measured mid-fade light text sits on
+ * a still-dark panel (CI's failure, stop 37). Awaits the animations rather than a sleep.
+ */
+const contrast = async (page: Page) => {
+  await page.waitForFunction("document.getAnimations().every((a) => a.playState !== 'running')");
+  return blocking(await axeViolations(page, { runOnly: { type: "rule", values: ["color-contrast"] } }));
+};
 const theme = (page: Page) => page.evaluate("document.documentElement.dataset.theme") as Promise<string>;
 
 describeBrowser("dark mode", () => {
@@ -37,9 +45,8 @@ describeBrowser("dark mode", () => {
     await waitForStatus(page, "WAITING", 30_000);
     await send(page, "Delete the old drafts");
     await page.locator('[data-testid="approval-card"][data-state="asking"]').waitFor({ timeout: 20_000 });
-    await page.getByTestId("toggle-panels").click();
-    await page.getByTestId("events-toggle").click();
-    await page.getByTestId("event-list").waitFor();
+    // openEvents, not two clicks: the app remembers open panels, and a retry's page would close them.
+    await openEvents(page);
     await screenshot(page, "90-dark-desktop");
     const found: Record<string, string[]> = { "dark, after a conversation": await contrast(page) };
 
