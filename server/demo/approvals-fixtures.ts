@@ -8,6 +8,7 @@
 import type { DemoChatRequest, DemoFixture } from "./fixture.ts";
 import { z } from "zod";
 import { wireJsonSchema } from "../../protocol/json-schema.ts";
+import { lastRole, text, turns } from "./request.ts";
 
 export const APPROVAL_TOOLS = { sendEmail: "send_email", scheduleMeeting: "schedule_meeting" } as const;
 
@@ -42,23 +43,18 @@ export type MeetingAnswer = z.infer<typeof MeetingAnswerSchema>;
 /** schedule_meeting's responseSchema: what a client reads to render the question, and what its answer is checked against. */
 export const MEETING_RESPONSE_JSON_SCHEMA: Record<string, unknown> = wireJsonSchema(MeetingAnswerSchema);
 
-function text(content: unknown): string {
-  if (typeof content === "string") return content;
-  return Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? "").join("") : "";
-}
-
 function offersApprovals(req: DemoChatRequest): boolean {
   return (req.tools ?? []).some((t) => t.function.name === APPROVAL_TOOLS.sendEmail);
 }
 
 function lastUser(req: DemoChatRequest): string {
-  const m = req.messages.findLast((x) => x.role === "user");
+  const m = turns(req).findLast((x) => x.role === "user");
   return m ? text(m.content).toLowerCase() : "";
 }
 
 /** The name of the call the last tool message answers, and that message's text. */
 function lastResult(req: DemoChatRequest): { name: string; result: string } | undefined {
-  const last = req.messages.at(-1);
+  const last = turns(req).at(-1);
   if (last?.role !== "tool") return undefined;
   for (const m of req.messages) {
     const call = (m.tool_calls ?? []).find((c) => c.id === last.tool_call_id);
@@ -89,7 +85,7 @@ export function approvalsFixtures(): DemoFixture[] {
       },
     },
     {
-      match: { predicate: (req) => offersApprovals(req) && req.messages.at(-1)?.role === "user" && lastUser(req).includes("two emails") },
+      match: { predicate: (req) => offersApprovals(req) && lastRole(req) === "user" && lastUser(req).includes("two emails") },
       response: {
         toolCalls: [
           { name: APPROVAL_TOOLS.sendEmail, arguments: JSON.stringify({ to: "team@example.com", subject: "Status update", body: "All green this week." }) },
@@ -98,7 +94,7 @@ export function approvalsFixtures(): DemoFixture[] {
       },
     },
     {
-      match: { predicate: (req) => offersApprovals(req) && req.messages.at(-1)?.role === "user" && lastUser(req).includes("email") },
+      match: { predicate: (req) => offersApprovals(req) && lastRole(req) === "user" && lastUser(req).includes("email") },
       response: {
         toolCalls: [
           {
@@ -109,7 +105,7 @@ export function approvalsFixtures(): DemoFixture[] {
       },
     },
     {
-      match: { predicate: (req) => offersApprovals(req) && req.messages.at(-1)?.role === "user" && lastUser(req).includes("meeting") },
+      match: { predicate: (req) => offersApprovals(req) && lastRole(req) === "user" && lastUser(req).includes("meeting") },
       response: { toolCalls: [{ name: APPROVAL_TOOLS.scheduleMeeting, arguments: JSON.stringify({ title: "Launch sync" }) }] },
     },
     {

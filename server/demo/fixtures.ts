@@ -11,7 +11,7 @@
 import type { DemoChatRequest, DemoFixture } from "./fixture.ts";
 import { z } from "zod";
 import { demoAgentFixtures } from "./scripts/index.ts";
-import { answeredCalls, captured, lastResultIs, lastUserText, offers, parseObject, toolCall, type AnsweredCall } from "./request.ts";
+import { answeredCalls, captured, lastResultIs, lastRole, lastUserText, offers, parseObject, toolCall, type AnsweredCall } from "./request.ts";
 import { argsFor } from "./schema-args.ts";
 
 /** The default agent's backend tools, and the frontend tools the demo script knows. */
@@ -169,7 +169,7 @@ export function demoFixtures(): DemoFixture[] {
       },
     },
     {
-      match: { predicate: (req) => req.messages.at(-1)?.role === "tool" },
+      match: { predicate: (req) => lastRole(req) === "tool" },
       response: { content: "Done! I've completed that for you." },
     },
 

@@ -4,6 +4,7 @@
  * whose ids are a function of the request, so a re-issued request gets the same ids.
  */
 import { createHash } from "node:crypto";
+import { carriesToolImages } from "../models/openai/messages.ts";
 import type { DemoChatMessage, DemoChatRequest } from "./fixture.ts";
 
 export function text(content: DemoChatMessage["content"]): string {
@@ -11,14 +12,29 @@ export function text(content: DemoChatMessage["content"]): string {
   return (content ?? []).map((p) => p.text ?? "").join("");
 }
 
+/**
+ * The conversation as the script reads it: without the user messages that only carry a tool's
+ * images. Chat Completions takes no image in a tool message, so openai/messages.ts sends a tool's
+ * image parts as a user message right after its tool message; read as the user's next turn, a
+ * tool that returned a chart got called again, turn after turn, until MAX_TURNS_EXCEEDED.
+ */
+export function turns(req: DemoChatRequest): DemoChatMessage[] {
+  return req.messages.filter((m, i) => !carriesToolImages(m, req.messages[i - 1]));
+}
+
+/** The role of the last message of the conversation (turns above): "tool" for a tool's follow-up. */
+export function lastRole(req: DemoChatRequest): string | undefined {
+  return turns(req).at(-1)?.role;
+}
+
 export function lastUserText(req: DemoChatRequest): string {
-  const user = req.messages.findLast((m) => m.role === "user");
+  const user = turns(req).findLast((m) => m.role === "user");
   return user ? text(user.content) : "";
 }
 
 /** True when the request is a fresh user turn (not the follow-up to a tool result). */
 export function endsWithUser(req: DemoChatRequest): boolean {
-  return req.messages.at(-1)?.role === "user";
+  return lastRole(req) === "user";
 }
 
 export function offers(req: DemoChatRequest, tool: string): boolean {
@@ -47,17 +63,18 @@ export interface AnsweredCall {
 
 /** The tool results after the last user message, with the calls they answer. */
 export function answeredCalls(req: DemoChatRequest): AnsweredCall[] {
+  const messages = turns(req);
   const calls = new Map<string, { name: string; arguments: string }>();
-  for (const m of req.messages) for (const c of m.tool_calls ?? []) calls.set(c.id, c.function);
-  const lastUser = req.messages.findLastIndex((m) => m.role === "user");
-  return req.messages.slice(lastUser + 1).flatMap((m) => {
+  for (const m of messages) for (const c of m.tool_calls ?? []) calls.set(c.id, c.function);
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  return messages.slice(lastUser + 1).flatMap((m) => {
     const call = m.role === "tool" && m.tool_call_id ? calls.get(m.tool_call_id) : undefined;
     return call ? [{ name: call.name, args: parseObject(call.arguments), result: text(m.content) }] : [];
   });
 }
 
 export function lastResultIs(tool: string) {
-  return (req: DemoChatRequest) => req.messages.at(-1)?.role === "tool" && answeredCalls(req).at(-1)?.name === tool;
+  return (req: DemoChatRequest) => lastRole(req) === "tool" && answeredCalls(req).at(-1)?.name === tool;
 }
 
 export function parseObject(json: string): Record<string, unknown> {

@@ -6,7 +6,7 @@
  * request resumes the session where it is.
  */
 import type { DemoChatRequest, DemoFixture } from "../fixture.ts";
-import { answeredCalls, endsWithUser, offers, parseObject, toolCall, type AnsweredCall } from "../request.ts";
+import { answeredCalls, endsWithUser, lastRole, offers, parseObject, toolCall, type AnsweredCall } from "../request.ts";
 
 const CODING_TOOLS = ["write", "bash", "edit"] as const;
 
@@ -72,7 +72,7 @@ function summary(req: DemoChatRequest): string {
 export function codingFixtures(): DemoFixture[] {
   return [
     {
-      match: { predicate: (req) => offersCoding(req) && (endsWithUser(req) || req.messages.at(-1)?.role === "tool") },
+      match: { predicate: (req) => offersCoding(req) && (endsWithUser(req) || lastRole(req) === "tool") },
       response: (req) => {
         const step = STEPS[answeredCalls(req).length];
         if (!step) return { content: summary(req) };

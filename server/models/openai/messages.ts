@@ -35,6 +35,19 @@ export const OPENAI_MEDIA_INPUTS: MediaInputs = {
   document: { sources: ["data", "file"] },
 };
 
+/** The words before each tool image in the user message that carries a turn's tool images. */
+const TOOL_IMAGE_LABEL = "Image returned by";
+
+/**
+ * True for the user message toOpenAIMessages adds after a turn's tool messages to carry their
+ * images (Chat Completions takes no image in a tool message): the user did not say it. A reader
+ * of the request, such as the demo script, skips it so as not to take it for the user's turn.
+ */
+export function carriesToolImages(m: { role: string; content: unknown }, before: { role: string } | undefined): boolean {
+  if (m.role !== "user" || before?.role !== "tool" || !Array.isArray(m.content) || m.content.length === 0) return false;
+  return (m.content as { type: string; text?: string }[]).every((p) => p.type === "image_url" || (p.type === "text" && p.text?.startsWith(`${TOOL_IMAGE_LABEL} `)));
+}
+
 export function toOpenAIMessages(messages: ModelMessage[]): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   let images: ChatCompletionContentPart[] = [];
@@ -83,7 +96,7 @@ export function toOpenAIMessages(messages: ModelMessage[]): ChatCompletionMessag
               continue;
             }
             texts.push("[image: shown to you in the next message]");
-            images.push({ type: "text", text: `Image returned by ${m.toolName} (${m.toolCallId}):` }, { type: "image_url", image_url: { url } });
+            images.push({ type: "text", text: `${TOOL_IMAGE_LABEL} ${m.toolName} (${m.toolCallId}):` }, { type: "image_url", image_url: { url } });
           }
         }
         out.push({ role: "tool", tool_call_id: m.toolCallId, content: texts.join("\n") });
