@@ -11,7 +11,8 @@ const CLIENT = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(CLIENT);
 const BUILT = path.join(ROOT, "dist", "client", "index.html");
 
-function newest(p: string): number {
+/** The latest mtime of a file or of anything in a directory (a directory's own: a file deleted or added). */
+export function newest(p: string): number {
   if (!existsSync(p)) return 0;
   const s = statSync(p);
   if (!s.isDirectory()) return s.mtimeMs;
