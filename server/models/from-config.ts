@@ -17,7 +17,7 @@ import { StartupError } from "../startup-errors.ts";
 import { ModelError } from "./errors.ts";
 import { isModel, type Model, type ModelFactory } from "./model.ts";
 import { ModelResolver } from "./resolve.ts";
-import { formatModelSpec, parseModelSpec } from "./spec.ts";
+import { formatModelSpec, likelyProvider, parseModelSpec } from "./spec.ts";
 
 /** The OpenAI model when OpenAI is configured and neither MODEL nor OPENAI_MODEL is set. */
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
@@ -52,10 +52,14 @@ export function modelsFromConfig(config: Config, opts: ModelsFromConfigOptions):
   const openaiDefault = config.OPENAI_MODEL !== undefined || resolver.openaiConfigured;
   const defaultSpec: Model | string = opts.model ?? config.MODEL ?? (openaiDefault ? `openai:${config.OPENAI_MODEL ?? DEFAULT_OPENAI_MODEL}` : "demo");
   if (typeof defaultSpec === "string" && isBareOpenAIName(defaultSpec) && !resolver.openaiConfigured) {
+    const where = source === "MODEL" ? "MODEL" : "The `model` option";
+    const meant = likelyProvider(defaultSpec);
     throw new StartupError(
       "MODEL_UNAVAILABLE",
       "OPENAI_API_KEY",
-      `${source === "MODEL" ? "MODEL" : "The `model` option"} "${defaultSpec}" names an OpenAI model, and neither OPENAI_API_KEY nor OPENAI_BASE_URL is set: set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server), or choose "demo" for the offline demo model.`,
+      meant
+        ? `${where} "${defaultSpec}" has no provider, so it names an OpenAI model: write "${meant}:${defaultSpec.trim()}" for ${meant}'s, or set OPENAI_API_KEY (or OPENAI_BASE_URL) if it is OpenAI's.`
+        : `${where} "${defaultSpec}" names an OpenAI model, and neither OPENAI_API_KEY nor OPENAI_BASE_URL is set: set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server), or choose "demo" for the offline demo model.`,
     );
   }
   const forAgent = (spec: string | Model): Model => {

@@ -42,6 +42,18 @@ export function parseModelSpec(spec: string): ModelSpec {
   return { provider, name };
 }
 
+/**
+ * The provider a bare model name most likely meant, when its family is another provider's
+ * ("claude-sonnet-4-5": anthropic); undefined for names OpenAI could have. For the sentence that
+ * refuses a bare name without OpenAI configured: MODEL=claude-sonnet-4-5 was read as OpenAI's.
+ */
+export function likelyProvider(name: string): ProviderName | undefined {
+  const n = name.trim().toLowerCase();
+  if (n.startsWith("claude")) return "anthropic";
+  if (n.startsWith("gemini") || n.startsWith("gemma")) return "google";
+  return undefined;
+}
+
 export function formatModelSpec(spec: ModelSpec): string {
   return spec.provider === "demo" && spec.name === "" ? "demo" : `${spec.provider}:${spec.name}`;
 }

@@ -123,6 +123,11 @@ describe("resolveModel and modelsFromConfig", () => {
     expect(bare).toMatchObject({ code: "MODEL_UNAVAILABLE", setting: "OPENAI_API_KEY" });
     expect(bare.message).toMatch(/^MODEL "gpt-4o-mini" names an OpenAI model, and neither OPENAI_API_KEY nor OPENAI_BASE_URL is set/);
     expect(refusal(() => modelsFromConfig(loadConfig({}), { logger, model: "gpt-4o" })).message).toMatch(/^The `model` option "gpt-4o" names an OpenAI model/);
+    // Another provider's model named bare: the sentence says which prefix it needs.
+    expect(refusal(() => modelsFromConfig(loadConfig({ MODEL: "claude-sonnet-4-5" }), { logger })).message).toBe(
+      'MODEL "claude-sonnet-4-5" has no provider, so it names an OpenAI model: write "anthropic:claude-sonnet-4-5" for anthropic\'s, or set OPENAI_API_KEY (or OPENAI_BASE_URL) if it is OpenAI\'s.',
+    );
+    expect(refusal(() => modelsFromConfig(loadConfig({}), { logger, model: "gemini-2.5-flash" })).message).toMatch(/^The `model` option "gemini-2.5-flash" has no provider.*"google:gemini-2.5-flash"/);
     // A base URL alone is a configured OpenAI-compatible server (a local one may take no key).
     const keyless = modelsFromConfig(loadConfig({ MODEL: "gpt-4o-mini", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }), { logger });
     expect(keyless.check([agent()])).toEqual({ a: "openai:gpt-4o-mini" });
