@@ -84,13 +84,24 @@ export class ModelResolver {
         return this.#demo;
       case "openai":
         if (!this.openaiConfigured) throw missingKey(spec, "OPENAI_API_KEY", " (or OPENAI_BASE_URL for a compatible server)");
-        return new OpenAIModel({ client: this.#client("openai", env.OPENAI_BASE_URL, env.OPENAI_API_KEY ?? "none"), model: spec.name });
+        return new OpenAIModel({
+          client: this.#client("openai", env.OPENAI_BASE_URL, env.OPENAI_API_KEY ?? "none"),
+          model: spec.name,
+          unreachableHint: env.OPENAI_BASE_URL
+            ? `Check OPENAI_BASE_URL (${env.OPENAI_BASE_URL}) and that its server runs.`
+            : "Check this machine's network: it reaches OpenAI at https://api.openai.com/v1 (OPENAI_BASE_URL names another server).",
+        });
       case "openrouter":
         if (env.OPENROUTER_API_KEY === undefined) throw missingKey(spec, "OPENROUTER_API_KEY");
-        return new OpenAIModel({ client: this.#client("openrouter", OPENROUTER_BASE_URL, env.OPENROUTER_API_KEY), model: spec.name, provider: "openrouter" });
+        return new OpenAIModel({ client: this.#client("openrouter", OPENROUTER_BASE_URL, env.OPENROUTER_API_KEY), model: spec.name, provider: "openrouter", unreachableHint: `Check this machine's network: it reaches OpenRouter at ${OPENROUTER_BASE_URL}.` });
       case "ollama":
         // Ollama serves an OpenAI-compatible API: no extra package, no key.
-        return new OpenAIModel({ client: this.#client("ollama", env.OLLAMA_BASE_URL ?? OLLAMA_DEFAULT_BASE_URL, "ollama"), model: spec.name, provider: "ollama" });
+        return new OpenAIModel({
+          client: this.#client("ollama", env.OLLAMA_BASE_URL ?? OLLAMA_DEFAULT_BASE_URL, "ollama"),
+          model: spec.name,
+          provider: "ollama",
+          unreachableHint: `Check that Ollama runs at ${env.OLLAMA_BASE_URL ?? OLLAMA_DEFAULT_BASE_URL}${env.OLLAMA_BASE_URL ? " (OLLAMA_BASE_URL)" : " (its default; OLLAMA_BASE_URL names another)"}.`,
+        });
       case "anthropic":
         if (env.ANTHROPIC_API_KEY === undefined) throw missingKey(spec, "ANTHROPIC_API_KEY");
         return this.#aiSdk(spec, "anthropic", { apiKey: env.ANTHROPIC_API_KEY, ...(env.ANTHROPIC_BASE_URL && { baseURL: env.ANTHROPIC_BASE_URL }) }, { 401: "check ANTHROPIC_API_KEY", 404: "check the model name and ANTHROPIC_BASE_URL" });

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ModelError } from "../../server/models/errors.ts";
 import { createOpenAIClient } from "../../server/models/openai/client.ts";
 import { OpenAIModel } from "../../server/models/openai/model.ts";
+import { ModelResolver } from "../../server/models/resolve.ts";
+import { loadConfig } from "../../server/config.ts";
 import { collect, collectError, sseChunk, sseHead, startRawUpstream, textOf, userText, type RawUpstream } from "./support.ts";
 
 let upstream: RawUpstream | undefined;
@@ -167,6 +169,15 @@ describe("OpenAIModel failure modes", () => {
     upstream = undefined;
     const { error } = await collectError(ask(modelFor(url)));
     expect(error.code).toBe("UPSTREAM_UNREACHABLE");
+    expect(error.message).toMatch(/\. Check the client's base URL and the network\.$/);
+    // Built from the configuration, the sentence names the setting that gave the address, or
+    // says none did: "Check OPENAI_BASE_URL" told users who never set it, or run Ollama, to.
+    const resolver = new ModelResolver(loadConfig({ OPENAI_BASE_URL: url, OPENAI_API_KEY: "k", LLM_MAX_RETRIES: "0" }));
+    const viaOpenAI = await collectError(ask(resolver.resolve("openai:gpt-4o-mini") as OpenAIModel));
+    expect(viaOpenAI.error.message).toContain(`Check OPENAI_BASE_URL (${url}) and that its server runs.`);
+    const viaOllama = await collectError(ask(new ModelResolver(loadConfig({ OLLAMA_BASE_URL: url, LLM_MAX_RETRIES: "0" })).resolve("ollama:llama3.2") as OpenAIModel));
+    expect(viaOllama.error.message).toContain(`Check that Ollama runs at ${url} (OLLAMA_BASE_URL).`);
+    await Promise.all([resolver.close()]);
   });
 
   it("assembles a tool call whose name arrives after some arguments, and mints no id", async () => {

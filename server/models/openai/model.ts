@@ -19,7 +19,7 @@ const HTTP_HINTS: Record<number, string> = {
 };
 
 /** Maps anything the SDK or the stream throws onto a ModelError; the original stays as `cause`. */
-function toModelError(err: unknown, sdk: OpenAISdk, signal?: AbortSignal): ModelError {
+function toModelError(err: unknown, sdk: OpenAISdk, signal: AbortSignal | undefined, unreachable: string): ModelError {
   const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
   if (err instanceof ModelError) return err;
   // Checked first: once the caller aborted, whatever the transport says next is a consequence.
@@ -38,7 +38,7 @@ function toModelError(err: unknown, sdk: OpenAISdk, signal?: AbortSignal): Model
     return new ModelError("UPSTREAM_CONNECT_TIMEOUT", "The model provider did not start answering in time (LLM_CONNECT_TIMEOUT_MS).", { cause: err });
   }
   if (err instanceof APIConnectionError) {
-    return new ModelError("UPSTREAM_UNREACHABLE", `Could not reach the model provider: ${causeText(err)}. Check OPENAI_BASE_URL.`, { cause: err });
+    return new ModelError("UPSTREAM_UNREACHABLE", `Could not reach the model provider: ${causeText(err)}. ${unreachable}`, { cause: err });
   }
   if (err instanceof APIError) {
     if (err.status === undefined) {
@@ -135,6 +135,12 @@ export interface OpenAIModelOptions {
   model: string;
   /** The provider part of `id` ("openai", "openrouter", "demo"). */
   provider?: string;
+  /**
+   * What to check when the provider cannot be reached, as a sentence: the setting that named its
+   * address, or that none did (the default: the client's base URL). Rejected: one hint for every
+   * provider, which told a user who never set OPENAI_BASE_URL, or who runs Ollama, to check it.
+   */
+  unreachableHint?: string;
 }
 
 export class OpenAIModel implements Model {
@@ -142,10 +148,12 @@ export class OpenAIModel implements Model {
   readonly mediaInputs = OPENAI_MEDIA_INPUTS;
   readonly #client: OpenAIChatClient;
   readonly #model: string;
+  readonly #unreachable: string;
 
   constructor(opts: OpenAIModelOptions) {
     this.#client = opts.client;
     this.#model = opts.model;
+    this.#unreachable = opts.unreachableHint ?? "Check the client's base URL and the network.";
     this.id = `${opts.provider ?? "openai"}:${opts.model}`;
   }
 
@@ -167,7 +175,7 @@ export class OpenAIModel implements Model {
         { signal },
       );
     } catch (err) {
-      throw toModelError(err, sdk, signal);
+      throw toModelError(err, sdk, signal, this.#unreachable);
     }
 
     const calls = new ToolCalls();
@@ -190,10 +198,10 @@ export class OpenAIModel implements Model {
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
     } catch (err) {
-      throw toModelError(err, sdk, signal);
+      throw toModelError(err, sdk, signal, this.#unreachable);
     }
     // The SDK ends an aborted stream quietly, without an error: the signal tells.
-    if (signal.aborted) throw toModelError(signal.reason, sdk, signal);
+    if (signal.aborted) throw toModelError(signal.reason, sdk, signal, this.#unreachable);
     if (finishReason === undefined) {
       throw new ModelError("UPSTREAM_STREAM_BROKEN", "The model's stream ended without a finish reason: the connection was probably cut.");
     }
