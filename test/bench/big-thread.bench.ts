@@ -6,12 +6,15 @@
  * client reads the thread (GET, /events pages, connect as a reload, connect replaying from the
  * start), the wall time, the longest event-loop block meanwhile, and the status, against a
  * baseline in the same run: one GET of a thread of the same runs with small messages.
- * Run with `npx tsx test/bench/big-thread.bench.ts`; prints a table. Not a test: nothing here
- * asserts a time.
+ * Run with `npm run bench:big-thread`; prints a table, each read's median of BIG_THREAD_REPEATS
+ * (3), with the load average before and after. BIG_THREAD_BUSY=2: two busy loops per core during the
+ * reads; BIG_THREAD_PROFILE=dir: a CPU profile of each read. Not a test: nothing here asserts a time.
  */
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
+import { loadavg } from "node:os";
 import { Session } from "node:inspector/promises";
+import { startBusyLoops } from "../support/busy-loops.ts";
 import { backends, startTestServer, type TestServer } from "../support/server.ts";
 import { measure } from "./support/measure-block.ts";
 
@@ -24,6 +27,8 @@ const REPEATS = Number(process.env.BIG_THREAD_REPEATS ?? 3);
  * reads only, not the build, which is most of the bench's time.
  */
 const PROFILE_DIR = process.env.BIG_THREAD_PROFILE;
+/** Busy loops per core (test/support/busy-loops.ts) while the reads run, not the build: 0 for none. */
+const BUSY_PER_CORE = Number(process.env.BIG_THREAD_BUSY ?? 0);
 const MESSAGE_CHARS = 950 * 1024;
 
 interface Row {
@@ -77,6 +82,7 @@ async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
 }
 
 const table: Row[] = [];
+console.log(`load average at the start: ${loadavg().map((l) => l.toFixed(1)).join(", ")}`);
 for (const backend of backends()) {
   const server = await startTestServer({ backend });
   try {
@@ -133,11 +139,21 @@ for (const backend of backends()) {
       // Last: it adds a run to the thread. Its admission reads the thread's checkpoint.
       ["a run of a one-word message, posted to its end", run(big)],
     ];
-    for (const [i, [what, fn]] of rows.entries()) {
-      const runs: Awaited<ReturnType<typeof measure>>[] = [];
-      for (let n = 0; n < REPEATS; n++) runs.push(await profiled(`${backend}-${i}-${n}`, () => measure(fn)));
-      runs.sort((a, b) => a.ms - b.ms);
-      table.push({ backend, what, ...runs[Math.floor(runs.length / 2)]! });
+    // The reads as they are, then (BIG_THREAD_BUSY) again beside the busy loops: one build for both.
+    for (const perCore of BUSY_PER_CORE > 0 ? [0, BUSY_PER_CORE] : [0]) {
+      const busy = perCore > 0 ? startBusyLoops({ perCore, maxMs: 10 * 60_000 }) : undefined;
+      const label = perCore > 0 ? `${backend}, ${perCore} busy loops per core` : backend;
+      try {
+        for (const [i, [what, fn]] of rows.entries()) {
+          const runs: Awaited<ReturnType<typeof measure>>[] = [];
+          for (let n = 0; n < REPEATS; n++) runs.push(await profiled(`${backend}-${perCore}-${i}-${n}`, () => measure(fn)));
+          runs.sort((a, b) => a.ms - b.ms);
+          table.push({ backend: label, what, ...runs[Math.floor(runs.length / 2)]! });
+        }
+      } finally {
+        await busy?.stop();
+      }
+      console.log(`${label}: read, load average ${loadavg().map((l) => l.toFixed(1)).join(", ")}`);
     }
   } finally {
     await server.close();
@@ -149,3 +165,4 @@ console.log("\n| backend | read | ms | × baseline | longest loop block ms | ans
 for (const r of table) {
   console.log(`| ${r.backend} | ${r.what} | ${r.ms.toFixed(0)} | ${(r.ms / base.get(r.backend)!).toFixed(1)} | ${r.maxBlockMs.toFixed(0)} | ${r.detail} |`);
 }
+console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(", ")}`);
