@@ -17,7 +17,7 @@ import { classifyDbError, guardDb, withinWait } from "./availability.ts";
 import { DEFAULT_RETRY_MAX_MS, sqlStateOf, withRetry, type RetryOptions } from "./retry.ts";
 import type { SchemaNames } from "./schema.ts";
 import { decodeDoorbell, encodeDoorbell, ringDoorbell } from "./sql/doorbell.ts";
-import { selectAdmissionViews, type AdmissionKey } from "./sql/admission-view.ts";
+import { selectAdmissionViews, type AdmissionKey, type AdmissionViewRow } from "./sql/admission-view.ts";
 import { gatheredReads } from "./gathered-reads.ts";
 import { selectCheckpoint, selectCheckpointSeq } from "./sql/checkpoints.ts";
 import { readCompacted } from "./sql/compacted.ts";
@@ -111,6 +111,13 @@ const FOREIGN_KEY_VIOLATION = "23503";
  * so this bounds one answer to a few MiB.
  */
 export const ADMISSION_READS_PER_STATEMENT = 500;
+/**
+ * The largest checkpoint an admission's statement carries (sql/checkpoints.ts
+ * checkpointColumnsSql): 256 KiB, a millisecond or two of parsing, the conversation of nearly
+ * every thread. A larger one is read after it in parts of at most LOG_PAGE_BYTES, each its own
+ * statement with a turn of the loop between (selectCheckpoint), as every other reader of it does.
+ */
+export const ADMISSION_CHECKPOINT_INLINE_BYTES = 256 * 1024;
 
 export function createEventStore(parts: StoreParts): EventStore {
   const { schema } = parts;
@@ -183,10 +190,11 @@ export function createEventStore(parts: StoreParts): EventStore {
   const read = (threadId: string, after: number, limit: number) =>
     readRetry(() => readEventsPage(db, s, threadId, after, limit, LOG_PAGE_BYTES));
 
-  const admissionViews = gatheredReads<AdmissionKey, AdmissionView>(
-    (keys) => readRetry(() => selectAdmissionViews(db, s, keys)),
+  const admissionViews = gatheredReads<AdmissionKey, AdmissionViewRow>(
+    (keys) => readRetry(() => selectAdmissionViews(db, s, keys, ADMISSION_CHECKPOINT_INLINE_BYTES)),
     ADMISSION_READS_PER_STATEMENT,
   );
+  const readCheckpoint = (threadId: string) => selectCheckpoint(db, s, threadId, { each: readRetry, maxBytes: LOG_PAGE_BYTES });
 
   return {
     kind: parts.kind,
@@ -232,11 +240,16 @@ export function createEventStore(parts: StoreParts): EventStore {
 
     // Each of its statements retried and waited for on its own: a large checkpoint is several
     // bounded answers (sql/checkpoints.ts), none of which the read's wait cuts short.
-    readCheckpoint: (threadId) => selectCheckpoint(db, s, threadId, { each: readRetry, maxBytes: LOG_PAGE_BYTES }),
+    readCheckpoint,
 
     checkpointSeq: (threadId) => readRetry(() => selectCheckpointSeq(db, s, threadId)),
 
-    admissionView: (threadId, runId) => admissionViews.read({ threadId, runId }),
+    async admissionView(threadId, runId): Promise<AdmissionView> {
+      const view = await admissionViews.read({ threadId, runId });
+      // Too large for the statement: read in parts after it. Newer than the row if a run ended
+      // in between, which the admission's write then refuses (the thread moved), as it would anyway.
+      return view.checkpoint === undefined ? { ...view, checkpoint: await readCheckpoint(threadId) } : { ...view, checkpoint: view.checkpoint };
+    },
 
     countAfter: (threadId, after) => readRetry(() => countEventsAfter(db, s, threadId, after)),
 

@@ -158,5 +158,33 @@ export function checkpointsContract(ctx: ContractContext): void {
       expect(done.checkpoint).toEqual(await store.readCheckpoint(threadId));
       expect(done.checkpoint!.seq).toBe(done.thread!.lastSeq);
     });
+
+    it("admissionView of a checkpoint larger than its statement carries: the same checkpoint, read after it by the statements of parts", async () => {
+      const found: { bytes: number[] }[] = [];
+      const store = ctx.open(ctx.schema(), { instrument: partReads(found) });
+      const threadId = randomId("t");
+      await store.ensureThread(threadId, "agent");
+      const small = randomId("t");
+      await store.ensureThread(small, "agent");
+      await run(store, small, "r1", "hello", false);
+      // 1 MiB of parts, a full fold and a patch: more than ADMISSION_CHECKPOINT_INLINE_BYTES.
+      await run(store, threadId, "r1", big(0.5), false);
+      const last = await run(store, threadId, "r2", big(0.5), true);
+      found.length = 0;
+      // The small thread's checkpoint comes in the view's own statement: no statement of parts after it.
+      const smallView = await store.admissionView(small, "r2");
+      expect(smallView.checkpoint!.fold.messages).toHaveLength(1);
+      expect(found).toEqual([]);
+      const view = await store.admissionView(threadId, "r3");
+      expect(view.thread!.lastSeq).toBe(last.seq);
+      expect(view.checkpoint!.seq).toBe(last.seq);
+      expect(contentsOf(view.checkpoint!.fold)).toEqual(contentsOf(last.fold));
+      expect(view.checkpoint).toEqual(await store.readCheckpoint(threadId));
+      // Read after the view's statement, by the statements of parts (one here: 1 MiB fits in one).
+      const ofView = found.splice(0);
+      expect(ofView.length).toBeGreaterThan(0);
+      for (const { bytes } of ofView) if (bytes.length > 1) expect(bytes.reduce((n, b) => n + b, 0)).toBeLessThanOrEqual(LOG_PAGE_BYTES);
+      expect(smallView.checkpoint).toEqual(await store.readCheckpoint(small));
+    });
   });
 }

@@ -20,20 +20,26 @@ export interface AdmissionKey {
   runId: string;
 }
 
+/**
+ * An admission's view as one statement answers it: `checkpoint` undefined when the thread's
+ * checkpoint is larger than `inlineBytes` (the caller reads it in parts, selectCheckpoint).
+ */
+export type AdmissionViewRow = Omit<AdmissionView, "checkpoint"> & { checkpoint: AdmissionView["checkpoint"] | undefined };
+
 /** One view per key, in the keys' order; a key may repeat (two starts of one thread). */
-export async function selectAdmissionViews(db: Queryable, s: string, keys: readonly AdmissionKey[]): Promise<AdmissionView[]> {
+export async function selectAdmissionViews(db: Queryable, s: string, keys: readonly AdmissionKey[], inlineBytes: number): Promise<AdmissionViewRow[]> {
   const { rows } = await db.query<ViewDbRow>(
     `select q.ord, t.thread_id, t.agent_id, t.tenant_id, t.status, t.last_seq, t.active_run_id, t.lease_owner,
             t.lease_expires_at, t.created_at, t.updated_at,
             exists (select 1 from ${s}.runs r where r.thread_id = t.thread_id and r.thread_id = any($1::text[]) and r.run_id = q.run_id) as run_taken,
-            ${checkpointColumnsSql(s, "t.thread_id", "$1::text[]")}
+            ${checkpointColumnsSql(s, "t.thread_id", "$3::bigint", "$1::text[]")}
        from unnest($1::text[], $2::text[]) with ordinality as q(thread_id, run_id, ord)
        join ${s}.threads t on t.thread_id = q.thread_id and t.thread_id = any($1::text[])
        left join ${s}.checkpoints k on k.thread_id = t.thread_id and k.thread_id = any($1::text[])`,
-    [keys.map((k) => k.threadId), keys.map((k) => k.runId)],
+    [keys.map((k) => k.threadId), keys.map((k) => k.runId), inlineBytes],
     "admission_views",
   );
-  const views: AdmissionView[] = keys.map(() => ({ thread: null, runTaken: false, checkpoint: null }));
+  const views: AdmissionViewRow[] = keys.map(() => ({ thread: null, runTaken: false, checkpoint: null }));
   for (const row of rows) {
     views[Number(row.ord) - 1] = { thread: threadFromRow(row), runTaken: row.run_taken, checkpoint: checkpointFromColumns(row) };
   }

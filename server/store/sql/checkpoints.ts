@@ -26,20 +26,33 @@ export interface CheckpointColumns {
   checkpoint_seq: unknown;
   checkpoint_fold: FoldState | null;
   checkpoint_at: unknown;
+  /** true: the checkpoint is larger than the statement's bound and is not in the columns (null parts and fold) */
+  checkpoint_large: boolean;
 }
 
 /**
  * The columns of CheckpointColumns for the thread `threadId` (an SQL expression), to select
  * beside the thread row (an admission's view, many threads in one statement). The parts come as
- * one json array in seq order: one row per thread whatever the number of patches.
+ * one json array in seq order: one row per thread whatever the number of patches; but only when
+ * they add up to at most `inlineBytes` (an SQL expression, a cast parameter), and so does the older
+ * release's row. A larger checkpoint is left out and `checkpoint_large` says so: its reader reads it
+ * with selectCheckpoint, in parts. Measured on a thread of 30 MB of input (docs/internals.md,
+ * "Reading a large thread"): the json_agg of its parts was ~400 ms of Postgres and one parse of
+ * 29 MB on the event loop at every run's start. Rejected: never inlining it, a second round
+ * trip before every run's RUN_STARTED, which small threads (nearly all) need not pay.
  */
-export function checkpointColumnsSql(s: string, threadId: string, within?: string): string {
+export function checkpointColumnsSql(s: string, threadId: string, inlineBytes: string, within?: string): string {
   // `within`: an array of the statement's threads, named on the parts as well, for Citus's pruning (shards.ts)
   const pruned = within ? ` and p.thread_id = any(${within})` : "";
-  return `(select json_agg(json_build_object('seq', p.seq, 'base', p.base_seq, 'part', p.part, 'bytes', p.bytes,
-                                            'at', floor(extract(epoch from p.created_at) * 1000)) order by p.seq)
-             from ${s}.checkpoint_parts p where p.thread_id = ${threadId}${pruned}) as checkpoint_parts,
-          k.seq as checkpoint_seq, k.fold as checkpoint_fold, k.created_at as checkpoint_at`;
+  const partBytes = `(select coalesce(sum(p.bytes), 0) from ${s}.checkpoint_parts p where p.thread_id = ${threadId}${pruned})`;
+  // pg_column_size: the stored size of the older row's fold, without reading it out.
+  const large = `(${partBytes} > ${inlineBytes} or coalesce(pg_column_size(k.fold), 0) > ${inlineBytes})`;
+  return `case when not ${large} then
+            (select json_agg(json_build_object('seq', p.seq, 'base', p.base_seq, 'part', p.part, 'bytes', p.bytes,
+                                               'at', floor(extract(epoch from p.created_at) * 1000)) order by p.seq)
+               from ${s}.checkpoint_parts p where p.thread_id = ${threadId}${pruned}) end as checkpoint_parts,
+          k.seq as checkpoint_seq, case when not ${large} then k.fold end as checkpoint_fold, k.created_at as checkpoint_at,
+          ${large} as checkpoint_large`;
 }
 
 /**
@@ -67,8 +80,12 @@ function checkpointOfChain(chain: readonly PartJson[]): Checkpoint {
   };
 }
 
-/** The checkpoint the columns stand for: the parts' chain or the older release's row, whichever is newer. */
-export function checkpointFromColumns(row: CheckpointColumns): Checkpoint | null {
+/**
+ * The checkpoint the columns stand for: the parts' chain or the older release's row, whichever is
+ * newer; undefined when it was too large to be in them (checkpoint_large): read it with selectCheckpoint.
+ */
+export function checkpointFromColumns(row: CheckpointColumns): Checkpoint | null | undefined {
+  if (row.checkpoint_large) return undefined;
   const chain = chainOf(row.checkpoint_parts ?? []);
   const legacy = row.checkpoint_fold === null ? null : checkpointFromRow(row.checkpoint_seq, row.checkpoint_fold, row.checkpoint_at);
   if (chain.length === 0) return legacy;
