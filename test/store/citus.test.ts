@@ -175,7 +175,15 @@ describe.skipIf(!url)("Citus", () => {
   it("retention deletes shard by shard: each delete holds one shard's runs; old settled runs lose their deltas, the rest keep theirs", async () => {
     const schema = fresh();
     const recorded: { text: string; params: readonly unknown[] }[] = [];
-    const store = open(schema, { instrument: (db) => ({ ...db, kind: db.kind, query: (text, params, name) => (recorded.push({ text, params: params ?? [] }), db.query(text, params, name)) }) });
+    const recording = (db: Db): Db => ({
+      ...db,
+      kind: db.kind,
+      query(text, params, name) {
+        recorded.push({ text, params: params ?? [] });
+        return db.query(text, params, name);
+      },
+    });
+    const store = open(schema, { instrument: recording });
     await store.migrate();
     const ids = (n: number, p: string) => Array.from({ length: n }, () => randomId(p));
     const [old, recent, live] = [ids(10, "old"), ids(2, "recent"), ids(2, "live")];
