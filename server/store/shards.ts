@@ -23,6 +23,8 @@ export interface Shards {
   readonly distributed: boolean;
   /** asks the database (at migrate(), and before the first statement that groups) */
   detect(): Promise<void>;
+  /** `distributed`, once the database was asked (here, when nothing asked it yet) */
+  onShards(): Promise<boolean>;
   /** the items grouped by their thread's shard, each group in the items' order; one group on one node */
   group<T>(items: readonly T[], threadOf: (item: T) => string): Promise<T[][]>;
 }
@@ -52,6 +54,10 @@ export function schemaShards(db: Queryable, schema: SchemaNames): Shards {
       return distributed;
     },
     detect: ask,
+    async onShards() {
+      await (detected ?? ask());
+      return distributed;
+    },
     async group<T>(items: readonly T[], threadOf: (item: T) => string): Promise<T[][]> {
       await (detected ?? ask());
       if (!distributed || items.length === 0) return items.length === 0 ? [] : [[...items]];

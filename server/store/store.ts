@@ -3,7 +3,6 @@
  * in how they provide a Db (db.ts) and hear the doorbell (listener.ts).
  */
 import { randomUUID } from "node:crypto";
-import { STREAM_EVENT_TYPES } from "../../protocol/events.ts";
 import { DEFAULT_TENANT } from "../tenant.ts";
 import { assertLegalAppend } from "./batch.ts";
 import type { Db } from "./db.ts";
@@ -21,7 +20,7 @@ import { selectAdmissionViews, type AdmissionKey, type AdmissionViewRow } from "
 import { gatheredReads } from "./gathered-reads.ts";
 import { selectCheckpoint, selectCheckpointSeq } from "./sql/checkpoints.ts";
 import { readCompacted } from "./sql/compacted.ts";
-import { countEventsAfter, deleteStreamEvents, readEvents, readEventsPage } from "./sql/events.ts";
+import { countEventsAfter, readEvents, readEventsPage } from "./sql/events.ts";
 import { acquireLease, claimExpiredLease, heartbeatLeases, releaseLease, releaseLeases, selectExpiredLeases, selectLeasedThreads } from "./sql/leases.ts";
 import { selectRunStatus } from "./sql/run-status.ts";
 import { insertWebhookDeliveries } from "./sql/webhook-outbox.ts";
@@ -35,6 +34,7 @@ import { encodeThreadCursor, ThreadCursorSchema } from "./thread-cursor.ts";
 import type { AdmissionView, ConnectionReport, EventStore, PoolName, PoolStats, ThreadRow } from "./types.ts";
 import { inlinedWhen } from "./inline-params.ts";
 import { schemaShards } from "./shards.ts";
+import { compactStreamEvents } from "./compaction.ts";
 import { createWriter, type WriterOptions } from "./writer.ts";
 
 /** Options both backends accept. */
@@ -370,7 +370,7 @@ export function createEventStore(parts: StoreParts): EventStore {
       return claimed;
     },
 
-    compact: (olderThanMs) => retry(() => deleteStreamEvents(db, s, olderThanMs, STREAM_EVENT_TYPES)),
+    compact: (olderThanMs) => compactStreamEvents({ db, s, shards, retry }, olderThanMs),
 
     ping: () => assertMigrated(db, schema),
 

@@ -8,24 +8,51 @@
  * - 200 streams: 200 threads whose tokens arrive interleaved, not awaited (as the engine relays
  *   them): tokens per second and per-token latency p99 (append() to its commit).
  *
+ * - 1 worker against 2: on a cluster of its own (a coordinator on :5461, workers on :5462 and
+ *   :5463, support/citus-cluster.ts, dropped at the end; skipped where it cannot be made), one
+ *   schema distributed while only the first worker takes shards, another once both do.
+ *
  * The machine is shared and its speed drifts: the backends run interleaved over BENCH_ROUNDS
  * rounds and each figure is taken over every round's samples. Ratios, not absolute times.
  */
 import { randomBytes } from "node:crypto";
+import { loadavg } from "node:os";
 import pg from "pg";
 import type { WorkflowEvent } from "../../protocol/events.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
 import type { EventStore } from "../../server/store/types.ts";
+import { citusClusterUnavailable, createCitusCluster, type CitusCluster } from "../support/citus-cluster.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ONE_STREAM_TOKENS = 300;
 const STREAMS = 200;
 const TOKENS_PER_STREAM = 40;
 
-const backends = [
+interface Backend {
+  name: string;
+  url: string;
+  /** before its schema is migrated (distributed) */
+  before?: () => Promise<void>;
+}
+
+const backends: Backend[] = [
   { name: "postgres", url: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test" },
   { name: "citus", url: process.env.CITUS_URL ?? "" },
 ];
+
+/** The 1-worker and 2-worker schemas on a cluster of the bench's own (or why there is none). */
+async function ownCluster(): Promise<CitusCluster | undefined> {
+  const why = citusClusterUnavailable();
+  if (why) {
+    console.log(`1 worker against 2 is skipped: ${why}`);
+    return undefined;
+  }
+  const cluster = await createCitusCluster({ prefix: "tlbench", coordinatorPort: 5461, workerPorts: [5462, 5463] });
+  const url = cluster.coordinator.url;
+  const shards = async (on: boolean) => void (await cluster.sql(`select citus_set_node_property('127.0.0.1', 5463, 'shouldhaveshards', $1::boolean)`, [on]));
+  backends.push({ name: "citus-1w", url, before: () => shards(false) }, { name: "citus-2w", url, before: () => shards(true) });
+  return cluster;
+}
 
 const token = (i: number): WorkflowEvent => ({ type: "text.delta", data: { runId: "bench", messageId: "m", delta: `token ${i} ` } });
 const id = () => `b_${randomBytes(6).toString("hex")}`;
@@ -62,17 +89,23 @@ async function manyStreams(store: EventStore, samples: number[]): Promise<{ toke
 }
 
 async function main(): Promise<void> {
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
+  console.log(`load average at start: ${load()}`);
+  const own = await ownCluster();
   if (!process.env.CITUS_URL) {
-    console.log("CITUS_URL is not set: nothing to measure (../shared/vendor/citus/citus.sh up, then CITUS_URL=postgres://postgres@127.0.0.1:5441/postgres).");
-    return;
+    console.log("CITUS_URL is not set: the shared cluster is not measured (../shared/vendor/citus/citus.sh up, then CITUS_URL=postgres://postgres@127.0.0.1:5441/postgres).");
+    if (!own) return;
   }
-  const opened = backends.map((b) => {
+  const opened = backends.filter((b) => b.url !== "").map((b) => {
     const schema = `bench_${randomBytes(6).toString("hex")}`;
     return { ...b, schema, store: createPostgresStore({ connectionString: b.url, schema }) };
   });
   const results = new Map(opened.map((b) => [b.name, { one: [] as number[], many: [] as number[], tokens: 0, seconds: 0 }]));
   try {
-    for (const b of opened) await b.store.migrate();
+    for (const b of opened) {
+      await b.before?.();
+      await b.store.migrate();
+    }
     for (let round = 0; round < ROUNDS; round++) {
       for (const b of opened) {
         const r = results.get(b.name)!;
@@ -89,6 +122,7 @@ async function main(): Promise<void> {
       return { backend: b.name, oneP50: quantile(one, 0.5), oneP99: quantile(one, 0.99), manyP99: quantile(many, 0.99), tokensPerSecond: r.tokens / r.seconds };
     });
     const base = rows[0]!;
+    console.log(`load average at the end: ${load()}`);
     console.log(`rounds ${ROUNDS}; one stream ${ONE_STREAM_TOKENS} tokens; ${STREAMS} streams x ${TOKENS_PER_STREAM} tokens`);
     console.log("backend   | 1-stream p50 ms | 1-stream p99 ms | 200-stream p99 ms | tokens/s | ratio vs postgres (p50, p99, 200-p99, tokens/s)");
     for (const r of rows) {
@@ -103,6 +137,7 @@ async function main(): Promise<void> {
       await client.query(`drop schema if exists "${b.schema}" cascade`);
       await client.end();
     }
+    await own?.drop();
   }
 }
 

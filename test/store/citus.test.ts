@@ -2,10 +2,11 @@
  * The store on Citus (CITUS_URL: a coordinator with two workers, `citus.sh up`, set by .ci/run):
  * the contract suite as on Postgres, and what only Citus has: the tables distributed at
  * migrate(), an existing single-node schema distributed by the same step, two migrators at once,
- * DATABASE_DISTRIBUTE=off, and every statement the store issues planned as one shard's
+ * DATABASE_DISTRIBUTE=off, retention shard by shard, and every statement the store issues planned as one shard's
  * (EXPLAIN), except those docs/scaling.md lists as fanning out with their reason.
  */
 import { readFileSync } from "node:fs";
+import { STREAM_EVENT_TYPES } from "../../protocol/events.ts";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db, Row } from "../../server/store/db.ts";
@@ -171,6 +172,57 @@ describe.skipIf(!url)("Citus", () => {
     expect((await store.heartbeat("A", threads, 60_000)).sort()).toEqual([...threads].sort());
   });
 
+  it("retention deletes shard by shard: each delete holds one shard's runs; old settled runs lose their deltas, the rest keep theirs", async () => {
+    const schema = fresh();
+    const recorded: { text: string; params: readonly unknown[] }[] = [];
+    const recording = (db: Db): Db => ({
+      ...db,
+      kind: db.kind,
+      query(text, params, name) {
+        recorded.push({ text, params: params ?? [] });
+        return db.query(text, params, name);
+      },
+    });
+    const store = open(schema, { instrument: recording });
+    await store.migrate();
+    const ids = (n: number, p: string) => Array.from({ length: n }, () => randomId(p));
+    const [old, recent, live] = [ids(10, "old"), ids(2, "recent"), ids(2, "live")];
+    const deltas = (run: string) => [ev.textStarted(run), ...Array.from({ length: 6 }, (_, i) => ev.delta(run, `d${i} `)), ev.textEnded(run)];
+    for (const t of [...old, ...recent, ...live]) {
+      await store.ensureThread(t, "agent");
+      await store.append(t, [ev.threadCreated(), ev.userMessage("hi"), ev.runAccepted("r1"), ev.started("r1"), ...deltas("r1")]);
+      if (!live.includes(t)) await store.append(t, [ev.completed("r1")]);
+    }
+    // Past the cut-off by the database's clock: the old runs, and the live ones (which are not settled).
+    await sql(`update "${schema}".runs set updated_at = now() - interval '2 hours' where thread_id = any($1::text[])`, [[...old, ...live]]);
+    const counts = async () =>
+      new Map(
+        (
+          await sql<{ thread_id: string; stream: number; other: number }>(
+            `select thread_id, count(*) filter (where type = any($1::text[]))::int as stream, count(*) filter (where not type = any($1::text[]))::int as other
+             from "${schema}".workflow_events group by thread_id`,
+            [[...STREAM_EVENT_TYPES]],
+          )
+        ).map((r) => [r.thread_id, r]),
+      );
+    const before = await counts();
+    recorded.length = 0;
+    expect(await store.compact(60 * 60_000)).toBe(old.reduce((n, t) => n + before.get(t)!.stream, 0));
+    const after = await counts();
+    for (const t of old) expect(after.get(t), t).toEqual({ ...before.get(t), stream: 0 });
+    for (const t of [...recent, ...live]) expect(after.get(t), t).toEqual(before.get(t));
+
+    // One delete per shard holding old runs (none holds more than RUNS_PER_DELETE), each naming only that shard's threads.
+    const shardOf = async (threads: readonly string[]) =>
+      (await sql<{ shard: string }>(`select distinct get_shard_id_for_distribution_column($1::regclass, t)::text as shard from unnest($2::text[]) t`, [`"${schema}".threads`, threads])).map((r) => r.shard);
+    // (On shards the values are literals in the text: inline-params.ts.)
+    const deletes = recorded.filter((st) => st.text.includes("compacted_of_runs")).map((st) => /c\.thread_id = any\('\{([^}]*)\}'::text\[\]\)/.exec(st.text)![1]!.split(",").map((id) => id.replace(/^"|"$/g, "")));
+    for (const threads of deletes) expect(await shardOf(threads)).toHaveLength(1);
+    expect(deletes.length).toBe((await shardOf(old)).length);
+    expect(new Set(deletes.flat())).toEqual(new Set(old));
+    expect(await store.compact(0)).toBe(recent.reduce((n, t) => n + before.get(t)!.stream, 0));
+  });
+
   describe("every statement the store issues routes to one shard", () => {
     const recorded: { text: string; params: readonly unknown[] }[] = [];
     let schema = "";
@@ -223,7 +275,7 @@ describe.skipIf(!url)("Citus", () => {
       await store.releaseAllLeases("instance-a");
       await store.listThreads({ tenantId: "default" });
       await store.countQueuedRuns();
-      await store.compact(60_000);
+      await store.compact(0); // the run above ended: its deltas go, by the per-shard delete
       await store.ensureThread(randomId("t"), "agent");
       await store.deleteThread(randomId("t"));
       await store.close();

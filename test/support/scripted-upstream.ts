@@ -35,6 +35,12 @@ export interface ScriptedReply {
   chunkDelayMs?: number;
   /** After this many text pieces (each of these counts), wait until `release()` or the client leaves. */
   holdAfter?: number | number[];
+  /**
+   * After `text` (and its holds), one more piece every chunkDelayMs, `piece(0)`, `piece(1)`...,
+   * until `until` settles: a stream as long as something else takes (a shard rebalance).
+   * `UpstreamRequest.pieces` says what was sent.
+   */
+  more?: { piece: (i: number) => string; until: Promise<unknown> };
 }
 
 export interface UpstreamRequest {
@@ -43,6 +49,8 @@ export interface UpstreamRequest {
   body: ChatRequestBody;
   /** Text pieces written so far. */
   piecesSent: number;
+  /** The text pieces written so far, `more`'s included. */
+  pieces: string[];
   /** Resolves once `count` text pieces have been written (rejects if the connection closes first). */
   sent(count: number): Promise<void>;
   /** Resolves once the stream is held at its first hold. */
@@ -155,6 +163,7 @@ export async function startScriptedUpstream(script: Script = () => ({ text: ["ok
       n,
       body,
       piecesSent: 0,
+      pieces: [],
       sent(count) {
         if (record.piecesSent >= count) return Promise.resolve();
         if (gone) return Promise.reject(new Error(`upstream request ${n} closed after ${record.piecesSent} pieces`));
@@ -180,6 +189,15 @@ export async function startScriptedUpstream(script: Script = () => ({ text: ["ok
     requests.push(record);
     slot(n).resolve(record);
 
+    const write = (piece: string) => {
+      res.write(sseChunk({ content: piece }));
+      record.pieces.push(piece);
+      record.piecesSent = record.pieces.length;
+      for (const p of progress.filter((q) => q.count <= record.piecesSent)) {
+        progress.splice(progress.indexOf(p), 1);
+        p.d.resolve();
+      }
+    };
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     res.write(sseChunk({ role: "assistant", content: "" }));
     const text = reply.text ?? [];
@@ -193,11 +211,17 @@ export async function startScriptedUpstream(script: Script = () => ({ text: ["ok
       if (gone || i === text.length) break;
       if (reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs));
       if (gone) break;
-      res.write(sseChunk({ content: text[i] }));
-      record.piecesSent = i + 1;
-      for (const p of progress.filter((q) => q.count <= record.piecesSent)) {
-        progress.splice(progress.indexOf(p), 1);
-        p.d.resolve();
+      write(text[i]!);
+    }
+    if (reply.more && !gone) {
+      let over = false;
+      const end = () => {
+        over = true;
+      };
+      reply.more.until.then(end, end);
+      for (let i = 0; !over && !gone; i++) {
+        await new Promise((r) => setTimeout(r, reply.chunkDelayMs ?? 0));
+        if (!over && !gone) write(reply.more.piece(i));
       }
     }
     if (gone) return;
@@ -207,7 +231,7 @@ export async function startScriptedUpstream(script: Script = () => ({ text: ["ok
       for (const piece of [call.arguments].flat()) res.write(sseChunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
     res.write(sseChunk({}, calls.length > 0 ? "tool_calls" : "stop"));
-    res.write(usageChunk(text.length));
+    res.write(usageChunk(record.pieces.length));
     res.end("data: [DONE]\n\n");
   }
 

@@ -1,8 +1,8 @@
-/** SQL of the event log: the batch append, reads after a cursor, compaction. */
+/** SQL of the event log: the batch append, reads after a cursor (retention's deletes: sql/retention.ts). */
 import type { StoredEvent } from "../../../protocol/events.ts";
 import type { BatchPlan } from "../batch.ts";
 import { toMs, toNum, type Queryable, type Row, type Statement } from "../db.ts";
-import { ignoredCancelSql, SETTLED_RUN_STATUSES_SQL, settlesSql } from "./lifecycle.ts";
+import { ignoredCancelSql, settlesSql } from "./lifecycle.ts";
 
 export interface AppendedThread {
   threadId: string;
@@ -285,37 +285,4 @@ export async function countEventsAfter(
     [threadId, after],
   );
   return { count: toNum(rows[0]!.n), lastSeq: toNum(rows[0]!.last) };
-}
-
-/**
- * Retention: deletes the stream-level events (deltas and the like) of runs that are waiting or
- * ended, and whose row was last updated before the cut-off, and in the same statement the
- * compacted stretches of those runs (migration 0009), which stand for the deleted deltas. Returns
- * how many events were deleted.
- */
-export async function deleteStreamEvents(
-  db: Queryable,
-  s: string,
-  olderThanMs: number,
-  streamTypes: readonly string[],
-): Promise<number> {
-  const { rowCount } = await db.query(
-    `with compacted as (
-       delete from ${s}.compacted_deltas c
-       using ${s}.runs r
-       where c.run_id = r.run_id
-         and c.thread_id = r.thread_id
-         and r.status in ${SETTLED_RUN_STATUSES_SQL}
-         and r.updated_at < now() - $1::float8 * interval '1 millisecond'
-     )
-     delete from ${s}.workflow_events e
-     using ${s}.runs r
-     where e.run_id = r.run_id
-       and e.thread_id = r.thread_id
-       and e.type = any($2::text[])
-       and r.status in ${SETTLED_RUN_STATUSES_SQL}
-       and r.updated_at < now() - $1::float8 * interval '1 millisecond'`,
-    [olderThanMs, streamTypes],
-  );
-  return rowCount;
 }
