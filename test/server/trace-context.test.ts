@@ -17,6 +17,7 @@ import { defineAgent, defineTool } from "../../server/agents/define.ts";
 import { remoteAgent } from "../../server/agents/remote-agent.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { type RemoteFixture, startNodeRemote } from "../support/remote-agui.ts";
+import { startRunnerRuntime } from "../support/runner-runtime.ts";
 import { openStore, startTestServer, type TestServer } from "../support/server.ts";
 import { postSse } from "../support/sse-client.ts";
 import { runBody, startGatedUpstream, user } from "./support.ts";
@@ -109,6 +110,23 @@ describe("trace context", () => {
     const received = remote.headers!().at(-1)!;
     expect(received.traceparent).toBe(`00-${caller.traceId}-${span.spanContext().spanId}-01`);
     expect(received.tracestate).toBeUndefined(); // none came, none is made up
+  });
+
+  it("an application's runtime on agentRunner(): its HttpAgent's request carries the run's span as its parent", { timeout: 60_000 }, async () => {
+    const app = await startRunnerRuntime(server.threadline.agentRunner(), remote.url);
+    try {
+      // CopilotKit's runtime hands a runner only authorization and x-* headers: the context comes in forwardedProps.
+      const caller = callerTrace();
+      const body = runBody(`t-${hex(4)}`, [user("hello")], { forwardedProps: { threadline: { traceparent: caller.traceparent } } });
+      const frames = await (await postSse(`${app.runtimeUrl}/agent/remote/run`, body)).done;
+      expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
+      await server.threadline.engine.idle();
+      const span = runSpan(exporter, body.runId);
+      expect(span.parentSpanContext).toMatchObject({ traceId: caller.traceId, spanId: caller.parentId });
+      expect(remote.headers!().at(-1)!.traceparent).toBe(`00-${caller.traceId}-${span.spanContext().spanId}-01`);
+    } finally {
+      await app.close();
+    }
   });
 
   it("forwardedProps.threadline.traceparent serves a client without headers; the header wins over it", { timeout: 60_000 }, async () => {
