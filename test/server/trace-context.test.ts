@@ -20,7 +20,7 @@ import { type RemoteFixture, startNodeRemote } from "../support/remote-agui.ts";
 import { startRunnerRuntime } from "../support/runner-runtime.ts";
 import { openStore, startTestServer, type TestServer } from "../support/server.ts";
 import { postSse } from "../support/sse-client.ts";
-import { runBody, startGatedUpstream, user } from "./support.ts";
+import { gatedAgent, runBody, startGatedUpstream, user } from "./support.ts";
 
 type Line = Record<string, unknown> & { msg: string };
 
@@ -45,6 +45,7 @@ describe("trace context", () => {
     // aimock's "one step" fixture calls slow_step (test/server/support.ts).
     tools: [defineTool({ name: "slow_step", description: "Records its trace headers.", inputSchema: z.object({ label: z.string() }), execute: async (_args, ctx) => void toolHeaders.push(ctx.traceHeaders()) })],
   });
+  const gated = gatedAgent();
   let upstream: Awaited<ReturnType<typeof startGatedUpstream>>;
   let remote: RemoteFixture;
   let server: TestServer;
@@ -52,7 +53,7 @@ describe("trace context", () => {
     trace.setGlobalTracerProvider(provider);
     upstream = await startGatedUpstream();
     remote = await startNodeRemote();
-    server = await startTestServer({ backend: "pglite", llmUrl: upstream.url, logger, agents: [traced, remoteAgent({ id: "remote", url: remote.url })] });
+    server = await startTestServer({ backend: "pglite", llmUrl: upstream.url, logger, agents: [traced, gated.agent, remoteAgent({ id: "remote", url: remote.url })] });
   }, 60_000);
   afterAll(async () => {
     await server?.close();
@@ -127,6 +128,23 @@ describe("trace context", () => {
     } finally {
       await app.close();
     }
+  });
+
+  it("a queued run keeps its own trace context until it leaves the queue", { timeout: 60_000 }, async () => {
+    const [first, second] = [callerTrace(), callerTrace()];
+    const threadId = `t-${hex(4)}`;
+    const a = runBody(threadId, [user("one step")]);
+    const running = await postSse(`${server.url}/api/agents/gated/run`, a, { traceparent: first.traceparent });
+    await gated.started.next(); // the first run holds the thread, in its tool
+    const b = runBody(threadId, [...a.messages, user("then this")]);
+    const queued = await postSse(`${server.url}/api/agents/gated/run`, b, { traceparent: second.traceparent, "x-threadline-double-texting": "enqueue" });
+    gated.release.open();
+    await running.done;
+    expect((await queued.done).at(-1)?.event.type).toBe("RUN_FINISHED");
+    await server.threadline.engine.idle();
+    const accepted = (await server.store.read(threadId)).flatMap((e) => (e.type === "run.accepted" ? [[e.data.runId, e.data.traceContext?.traceparent]] : []));
+    expect(accepted).toEqual([[a.runId, first.traceparent], [b.runId, second.traceparent]]);
+    expect(runSpan(exporter, b.runId).parentSpanContext).toMatchObject({ traceId: second.traceId, spanId: second.parentId });
   });
 
   it("forwardedProps.threadline.traceparent serves a client without headers; the header wins over it", { timeout: 60_000 }, async () => {
