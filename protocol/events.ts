@@ -21,6 +21,7 @@ import {
 } from "@ag-ui/core/schemas";
 import { z } from "zod";
 import { RequestIdSchema } from "./request-id.ts";
+import { TraceContextSchema } from "./trace-context.ts";
 import { PROTOCOL_VERSION_MAX_CHARS } from "./versions.ts";
 
 const runId = z.string().min(1);
@@ -63,6 +64,12 @@ export const RunAcceptedSchema = event(
      * before it was kept, and for runs appended without a request.
      */
     requestId: RequestIdSchema.optional(),
+    /**
+     * The W3C trace context the run was posted with (protocol/trace-context.ts): the run's span
+     * is its child on whichever instance executes the run, a recovered run's too, and the run's
+     * log lines name its trace id. Absent when the request carried none (or a malformed one).
+     */
+    traceContext: TraceContextSchema.optional(),
     /**
      * The RUN_ERROR recovery ends this run with if its instance stops: set when the agent lives
      * only in the process that admitted it (an application's own agent, through agentRunner()),

@@ -31,3 +31,4 @@ export {
   type WireFormat,
 } from "./sse.ts";
 export { isRequestId, REQUEST_ID_MAX_CHARS, RequestIdSchema } from "./request-id.ts";
+export { parseTraceContext, type TraceContext, TraceContextSchema, TRACESTATE_MAX_CHARS } from "./trace-context.ts";

@@ -52,6 +52,8 @@ export interface ToolContext {
   progress(content: Record<string, unknown>, activityType?: string): Promise<void>;
   /** RunAgentInput.forwardedProps of the run (what CopilotKit's `properties` become); read-only. */
   forwardedProps: unknown;
+  /** Headers for an HTTP request the tool makes, so its server joins the call's trace (W3C traceparent); {} untraced. */
+  traceHeaders(): Record<string, string>;
   /** Streams terminal output, for tools that run commands. */
   terminal(data: string, stream?: "stdout" | "stderr"): Promise<void>;
   /** Records a file the tool wrote (durable `artifact.written`, CUSTOM "artifact" for clients). */

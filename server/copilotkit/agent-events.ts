@@ -46,6 +46,20 @@ interface ChainedMiddleware {
 }
 type Chain = { run(input: RunAgentInput): EventSource };
 
+/**
+ * An agent that makes HTTP requests with headers of its own (@ag-ui/client's HttpAgent, and the
+ * agents built on it) sends the run's trace context with them, so the agent's server joins the
+ * run's trace. The object is the runtime's clone for this one request, so no other run sees it.
+ * Other agents are left as they are: what they call is theirs to instrument.
+ */
+export function withTraceHeaders(agent: RunnableAgent, traceHeaders: Record<string, string>): RunnableAgent {
+  const own = agent as RunnableAgent & { headers?: unknown };
+  if (Object.keys(traceHeaders).length > 0 && typeof own.headers === "object" && own.headers !== null) {
+    own.headers = { ...(own.headers as Record<string, string>), ...traceHeaders };
+  }
+  return agent;
+}
+
 export async function* agentEvents(agent: RunnableAgent, input: RunAgentInput, signal: AbortSignal, codes: ForeignCodes, bounds: ForeignBounds, max = AGENT_EVENTS_MAX): AsyncGenerator<unknown, void, undefined> {
   const queue: { event: unknown; bytes: number }[] = [];
   let queuedBytes = 0;

@@ -40,7 +40,7 @@ import type { Metrics } from "../metrics.ts";
 import type { EventStore } from "../store/types.ts";
 import { DEFAULT_TENANT, TENANT_NAME } from "../tenant.ts";
 import type { Workspaces } from "../workspace/workspaces.ts";
-import { agentEvents, type RunnableAgent } from "./agent-events.ts";
+import { agentEvents, type RunnableAgent, withTraceHeaders } from "./agent-events.ts";
 import { RunnerTurns } from "./app-runner-turn.ts";
 import { framesObservable } from "./frames-observable.ts";
 import type { AgentRunnerOptions, AgentRunnerRequest, HeadersLike, RuntimeEventStream, ThreadlineRunner } from "./app-runner-types.ts";
@@ -200,7 +200,7 @@ export function runtimeAgent(agentId: string, agent: RunnableAgent): AgentDefini
   const base = defineAgent({ id: agentId, instructions: "", maxTurns: 1, onRecovery: "fail", stateInContext: false });
   return {
     ...base,
-    foreign: { events: (input, signal, bounds) => agentEvents(agent, input, signal, RUNNER_CODES, bounds), codes: RUNNER_CODES, lost: RUNNER_RUN_LOST },
+    foreign: { events: (input, signal, bounds, trace) => agentEvents(withTraceHeaders(agent, trace), input, signal, RUNNER_CODES, bounds), codes: RUNNER_CODES, lost: RUNNER_RUN_LOST },
   };
 }
 

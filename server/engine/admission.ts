@@ -20,6 +20,7 @@ import { RunIdReusedError, StaleHistoryError, ThreadAgentMismatchError, ThreadBu
 import { assertInterruptOrder, mayAnswerInterrupts } from "../../protocol/lifecycle.ts";
 import type { InterruptRecord } from "../../protocol/interrupts.ts";
 import { isRequestId } from "../../protocol/request-id.ts";
+import { type TraceContext, TraceContextSchema } from "../../protocol/trace-context.ts";
 import { admissionOf, admissionRunId, wireRunId } from "../../protocol/run-ids.ts";
 import { conversationAtRun } from "./parent-run.ts";
 import { assertResumable, planResume } from "./resume.ts";
@@ -51,6 +52,11 @@ export interface StartRunOptions {
    * the run's log lines and its RUN_ERROR name it wherever the run ends.
    */
   requestId?: string;
+  /**
+   * The W3C trace context the run was posted with (protocol/trace-context.ts), checked by the
+   * caller: kept in its run.accepted, so its span joins that trace wherever the run executes.
+   */
+  traceContext?: TraceContext;
   /** Where the run's end is posted (docs/webhooks.md), checked by the caller; kept in its run.accepted. */
   webhook?: RunWebhook;
 }
@@ -104,7 +110,7 @@ export async function startRun(
     try {
       // A thread row with no events yet was only just created (or its first run never began).
       if (thread && isActive(thread.status) && thread.lastSeq > 0) return await busy(core, thread, agent, input, opts);
-      return await begin(core, agent, input, { thread, tenantId, requestId: opts.requestId, webhook: opts.webhook }, view.checkpoint, opts.fork ? "deliberate" : "unless-stale", reuse);
+      return await begin(core, agent, input, { thread, tenantId, requestId: opts.requestId, traceContext: opts.traceContext, webhook: opts.webhook }, view.checkpoint, opts.fork ? "deliberate" : "unless-stale", reuse);
     } catch (err) {
       // Refused admission; or the thread was deleted under an enqueue: look again.
       if (!(err instanceof AdmissionRefusedError) && !(err instanceof ThreadNotFoundError)) throw err;
@@ -154,8 +160,8 @@ export async function drainQueue(core: EngineCore, threadId: string): Promise<vo
       }
       try {
         // No fork from a queued run: its history was sent before the answers it waited behind.
-        const { input, requestId, webhook } = queuedInputOf(next.input);
-        await begin(core, agent, input, { thread, tenantId: thread.tenantId, requestId, webhook }, undefined, "never");
+        const { input, origin } = queuedInputOf(next.input);
+        await begin(core, agent, input, { thread, tenantId: thread.tenantId, ...origin }, undefined, "never");
         return;
       } catch (err) {
         if (!(err instanceof AdmissionRefusedError)) throw err;
@@ -175,7 +181,7 @@ async function busy(
 ): Promise<StartedRun> {
   const policy = opts.doubleTexting ?? agent.doubleTexting;
   if (policy === "reject") throw new ThreadBusyError(thread.threadId, thread.activeRunId, thread.status);
-  if (!(await core.store.enqueueRun(thread.threadId, input.runId, queuedInput(input, opts.requestId, opts.webhook)))) {
+  if (!(await core.store.enqueueRun(thread.threadId, input.runId, queuedInput(input, opts)))) {
     throw new RunIdReusedError(thread.threadId, input.runId);
   }
   core.observer.runQueued({ threadId: thread.threadId, runId: input.runId, tenantId: thread.tenantId, agentId: agent.id, ...(opts.requestId !== undefined && { requestId: opts.requestId }) });
@@ -196,8 +202,8 @@ async function begin(
   core: EngineCore,
   agent: AgentDefinition,
   input: RunAgentInput,
-  /** `thread` as read (null when new), the caller's tenant, the request that posts the run, its webhook */
-  { thread, tenantId, requestId, webhook }: { thread: ThreadRow | null; tenantId: string; requestId: string | undefined; webhook?: RunWebhook | undefined },
+  /** `thread` as read (null when new), the caller's tenant, the request that posts the run, its trace, its webhook */
+  { thread, tenantId, ...origin }: { thread: ThreadRow | null; tenantId: string } & RunOrigin,
   /** read with `thread` (null: none), or undefined to read it now */
   checkpoint: Checkpoint | null | undefined,
   /**
@@ -222,7 +228,7 @@ async function begin(
   const resumed = planResume({ threadId, runId, interrupts: fold.interrupts(), tools, now: Date.now() }, newMessagesOf(base, input.messages), input.resume);
   const newMessages = resumed.messages;
   const state = mergeState(snapshot.state, input.state);
-  const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, restore, resumedEvents: resumed.events, newMessages, state, requestId, webhook });
+  const batch = firstEvents(agent, { ...input, runId }, { isNew, snapshot, fork, restore, resumedEvents: resumed.events, newMessages, state, origin });
   assertInterruptOrder(batch);
   const stored = await core.store.append(threadId, batch, {
     admit: { agentId: agent.id, tenantId, leaseOwner: core.leaseOwner, ttlMs: core.leaseTtlMs, expectedLastSeq },
@@ -241,7 +247,8 @@ async function begin(
     afterSeq: stored[stored.length - 1]!.seq,
     fold,
     modelRequests: 0, // a run just admitted has made none
-    ...(requestId !== undefined && { requestId }),
+    ...(origin.requestId !== undefined && { requestId: origin.requestId }),
+    ...(origin.traceContext && { traceContext: origin.traceContext }),
   });
   // A stream may start from the fold only between runs (Projector.at); an admitted thread is
   // settled, so this holds unless its log ended a run without the lifecycle noticing.
@@ -295,8 +302,7 @@ function firstEvents(
     resumedEvents: readonly WorkflowEvent[];
     newMessages: readonly Message[];
     state: unknown;
-    requestId: string | undefined;
-    webhook?: RunWebhook | undefined;
+    origin: RunOrigin;
   },
 ): WorkflowEvent[] {
   const { runId } = input;
@@ -312,9 +318,10 @@ function firstEvents(
       tools: input.tools ?? [],
       context: input.context ?? [],
       ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),
-      ...(plan.requestId !== undefined && { requestId: plan.requestId }),
+      ...(plan.origin.requestId !== undefined && { requestId: plan.origin.requestId }),
+      ...(plan.origin.traceContext && { traceContext: plan.origin.traceContext }),
       ...(agent.foreign && { onLost: agent.foreign.lost }),
-      ...(plan.webhook && { webhook: { url: plan.webhook.url } }),
+      ...(plan.origin.webhook && { webhook: { url: plan.origin.webhook.url } }),
     },
   });
   if (fork) {
@@ -339,14 +346,18 @@ function firstEvents(
   return batch;
 }
 
+/** What the run's run.accepted keeps of the request that posted it. */
+type RunOrigin = Pick<StartRunOptions, "requestId" | "traceContext" | "webhook">;
+
 /**
  * A queued run's row keeps the RunAgentInput as it was posted, and the request that posted it
  * under `threadlineRequestId`, a key no RunAgentInput has: the run's first events are written
  * when it leaves the queue, and its run.accepted should name that request, not the one that
  * happened to end the run ahead of it. Rejected: a column of its own, a migration for a value
- * only this path reads; an instance that predates the key ignores it.
+ * only this path reads; an instance that predates the key ignores it. Its trace context likewise.
  */
 const QUEUED_REQUEST_ID = "threadlineRequestId";
+const QUEUED_TRACE_CONTEXT = "threadlineTraceContext";
 /**
  * The run's webhook, under a key of its own for the same reason. The outbox statement of a run's
  * end reads it from the row (sql/webhook-outbox.ts): a queued run's row keeps this input, not
@@ -354,12 +365,29 @@ const QUEUED_REQUEST_ID = "threadlineRequestId";
  */
 export const QUEUED_WEBHOOK = "threadlineWebhook";
 
-function queuedInput(input: RunAgentInput, requestId: string | undefined, webhook: RunWebhook | undefined): unknown {
-  return { ...input, ...(requestId !== undefined && { [QUEUED_REQUEST_ID]: requestId }), ...(webhook && { [QUEUED_WEBHOOK]: { url: webhook.url } }) };
+function queuedInput(input: RunAgentInput, { requestId, traceContext, webhook }: RunOrigin): unknown {
+  return {
+    ...input,
+    ...(requestId !== undefined && { [QUEUED_REQUEST_ID]: requestId }),
+    ...(traceContext && { [QUEUED_TRACE_CONTEXT]: traceContext }),
+    ...(webhook && { [QUEUED_WEBHOOK]: { url: webhook.url } }),
+  };
 }
 
-function queuedInputOf(stored: unknown): { input: RunAgentInput; requestId: string | undefined; webhook: RunWebhook | undefined } {
-  const { [QUEUED_REQUEST_ID]: requestId, [QUEUED_WEBHOOK]: webhook, ...input } = stored as RunAgentInput & { [QUEUED_REQUEST_ID]?: unknown; [QUEUED_WEBHOOK]?: { url?: unknown } };
+function queuedInputOf(stored: unknown): { input: RunAgentInput; origin: RunOrigin } {
+  const { [QUEUED_REQUEST_ID]: requestId, [QUEUED_TRACE_CONTEXT]: trace, [QUEUED_WEBHOOK]: webhook, ...input } = stored as RunAgentInput & {
+    [QUEUED_REQUEST_ID]?: unknown;
+    [QUEUED_TRACE_CONTEXT]?: unknown;
+    [QUEUED_WEBHOOK]?: { url?: unknown };
+  };
   const url = webhook?.url;
-  return { input, requestId: isRequestId(requestId) ? requestId : undefined, webhook: typeof url === "string" ? { url } : undefined };
+  const traceContext = TraceContextSchema.safeParse(trace);
+  return {
+    input,
+    origin: {
+      ...(isRequestId(requestId) && { requestId }),
+      ...(traceContext.success && { traceContext: traceContext.data }),
+      ...(typeof url === "string" && { webhook: { url } }),
+    },
+  };
 }

@@ -90,6 +90,7 @@ export async function runLlmTask(ctx: RunContext, turn: number): Promise<Message
           messages: toModelMessages(ctx.messages, system),
           tools: modelTools(ctx),
           signal: ctx.signal,
+          headers: call.traceHeaders(),
         }),
         ctx.signal,
       );

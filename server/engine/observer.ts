@@ -8,6 +8,7 @@
  * (lease lost, shutdown, store lost). A run that ends without executing here (recovery fails it,
  * a cancel settles an orphan) is reported by `runEnded` alone.
  */
+import type { TraceContext } from "../../protocol/trace-context.ts";
 import type { AbortReason } from "./errors.ts";
 
 /** Who a run is, as every report about it names it. */
@@ -18,6 +19,8 @@ export interface RunFacts {
   agentId: string;
   /** The request that posted it (run.accepted), when it came through HTTP. */
   requestId?: string;
+  /** The W3C trace context it was posted with (run.accepted): its span's remote parent. */
+  traceContext?: TraceContext;
 }
 
 export type RunEndOutcome = "completed" | "waiting" | "failed" | "cancelled";
@@ -56,6 +59,10 @@ export interface EngineObserver {
 export interface RunProbe {
   /** Runs the run's loop as its work (a tracer makes the run's span the active one). */
   within<T>(fn: () => Promise<T>): Promise<T>;
+  /** Fields every log line of the run carries (a tracer's `trace_id` and `span_id`). */
+  logFields(): Record<string, string>;
+  /** Headers that carry the run's trace context onto a request it makes (a remote agent's POST). */
+  traceHeaders(): Record<string, string>;
   /** `modelId` is the model's "provider:name" (models/model.ts). */
   modelCall(modelId: string): CallProbe & { firstToken(): void; usage(tokens: TokenTotals): void };
   /** `tool`: the agent's tool, or undefined for a name the agent does not have. */
@@ -74,13 +81,23 @@ export type CallEnd = { outcome: "ok" | "aborted" | "denied" | "waiting" } | { o
 export interface CallProbe {
   /** Runs `fn` as this call's work (a tracer makes it the active span, so the calls inside nest under it). */
   within<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Headers that carry this call's trace context onto a request it makes (W3C `traceparent`,
+   * `tracestate`, and whatever the application's propagators add): the model request's headers.
+   * Explicit, not left to an instrumented fetch: without a context manager nothing else knows
+   * which span is the call's.
+   */
+  traceHeaders(): Record<string, string>;
   /** The first report counts: a later one (a failure after the result was recorded) is ignored. */
   ended(end: CallEnd): void;
 }
 
-const noCall: CallProbe = { within: (fn) => fn(), ended: () => {} };
+const none = () => ({});
+const noCall: CallProbe = { within: (fn) => fn(), traceHeaders: none, ended: () => {} };
 const noProbe: RunProbe = {
   within: (fn) => fn(),
+  logFields: none,
+  traceHeaders: none,
   modelCall: () => ({ ...noCall, firstToken: () => {}, usage: () => {} }),
   toolCall: () => noCall,
   stopped: () => {},

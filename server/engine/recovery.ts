@@ -5,6 +5,7 @@
  * that (onRecovery: "fail"). A model request the stopped instance was streaming is re-issued,
  * and its answer continues the words clients already have (cut-answer.ts, answer-echo.ts).
  */
+import { traceIdOf } from "../../protocol/trace-context.ts";
 import type { Logger } from "pino";
 import type { EventOf, WorkflowEvent } from "../../protocol/events.ts";
 import type { Reconstructor } from "../../protocol/reconstruct.ts";
@@ -49,9 +50,9 @@ export async function recover(core: EngineCore, row: ThreadRow): Promise<void> {
       return await core.store.releaseLease(threadId, core.leaseOwner);
     }
     const runId = accepted.data.runId;
-    const { requestId } = accepted.data;
-    const run: RunFacts = { threadId, runId, tenantId: row.tenantId, agentId: row.agentId, ...(requestId !== undefined && { requestId }) };
-    log = core.logger.child({ threadId, runId, ...(requestId !== undefined && { requestId }) });
+    const { requestId, traceContext } = accepted.data;
+    const run: RunFacts = { threadId, runId, tenantId: row.tenantId, agentId: row.agentId, ...(requestId !== undefined && { requestId }), ...(traceContext && { traceContext }) };
+    log = core.logger.child({ threadId, runId, ...(requestId !== undefined && { requestId }), ...(traceContext && { trace_id: traceIdOf(traceContext) }) });
     // An agent that lived only in the stopped instance (agentRunner()): it cannot go on anywhere,
     // and it is in no registry here, so its run says why it ended as its admission recorded.
     if (accepted.data.onLost) {
@@ -196,6 +197,7 @@ async function resumeRun(
     stepsDone: steps,
     ...(started && cut && { cutAnswer: cut }),
     ...(accepted.data.requestId !== undefined && { requestId: accepted.data.requestId }),
+    ...(accepted.data.traceContext && { traceContext: accepted.data.traceContext }),
     recovered: true,
   });
 }

@@ -8,42 +8,20 @@ import type { Logger } from "pino";
 import type { StoredEvent, WorkflowEvent } from "../../protocol/events.ts";
 import { INTERRUPT_TOOL_NAME } from "../../protocol/interrupts.ts";
 import { COMPACTED_MAX_CHARS_PER_RUN, DeltaMerger } from "../../protocol/merged-deltas.ts";
-import type { Reconstructor } from "../../protocol/reconstruct.ts";
 import { HeartbeatMissedError } from "../store/errors.ts";
 import type { EventStore } from "../store/types.ts";
 import type { ModelFactory } from "../models/model.ts";
 import type { IdSource, RunContext } from "./run-context.ts";
-import type { CutAnswer } from "./cut-answer.ts";
 import type { AbortReason } from "./errors.ts";
 import { handOver, type OnHandOff } from "./handoff.ts";
-import { type EngineObserver, noTokens, type RunEndOutcome, type RunFacts, type RunProbe, type TokenTotals } from "./observer.ts";
+import { type EngineObserver, noTokens, type RunEndOutcome, type RunProbe, type TokenTotals } from "./observer.ts";
+import { type ExecuteParams, factsOf } from "./execute-params.ts";
 import { endOf, reportRunEnd } from "./run-end.ts";
 import type { ForeignBounds } from "./foreign/bounds.ts";
 import { runForeign, runRemote } from "./foreign/remote-run.ts";
 import { runLoop, type RunOutcome } from "./run-loop.ts";
 import { RunWriter } from "./run-writer.ts";
 import type { Memory } from "../memory/memory.ts";
-
-/** What a run starts from: the parts of its RunContext read from the log or the request. */
-export type ExecuteParams = Pick<RunContext, "threadId" | "tenantId" | "runId" | "agent" | "frontendTools" | "context" | "forwardedProps" | "messages" | "state" | "modelRequests"> & {
-  /** The log position up to which this executor already knows the thread. */
-  afterSeq: number;
-  /**
-   * The thread's reconstruction fold as of `afterSeq`. The run folds its own commits into it,
-   * and its end stores it as the thread's checkpoint: nothing else writes conversation or state
-   * while the run holds the lease.
-   */
-  fold: Reconstructor;
-  /** The run's steps the log records as done before this executor took it up (0 for a new run). */
-  stepsDone?: number;
-  /** The answer a cut model request had streamed, to continue (recovery, cut-answer.ts). */
-  cutAnswer?: CutAnswer;
-  /** The request that posted the run (its run.accepted), named by every log line of the run. */
-  requestId?: string;
-  /** Taken over by recovery from an instance that stopped heartbeating. */
-  recovered?: boolean;
-};
-
 
 interface LocalRun {
   runId: string;
@@ -163,7 +141,7 @@ export class RunExecutor {
         if (this.#runs.get(p.threadId) === local) this.#runs.delete(p.threadId);
       })
       .then((settled) => (settled ? this.deps.onSettled(p.threadId) : undefined))
-      .catch((err: unknown) => this.#runLogger(p).error({ err }, "could not hand on the thread's queue after the run"));
+      .catch((err: unknown) => this.#runLogger(p, local).error({ err }, "could not hand on the thread's queue after the run"));
   }
 
   /**
@@ -173,7 +151,7 @@ export class RunExecutor {
    * process and every other run in it.
    */
   async #failUnowned(p: ExecuteParams, local: LocalRun, err: unknown): Promise<boolean> {
-    const log = this.#runLogger(p);
+    const log = this.#runLogger(p, local);
     log.error({ err }, "run failed outside its loop; recording the failure");
     if (!this.#leaseLive(p.threadId, local, log)) {
       this.#stop(local, { left: "lease_lost" }); // whoever holds the lease settles it
@@ -207,9 +185,9 @@ export class RunExecutor {
     reportRunEnd(log, this.deps.observer, factsOf(p), full);
   }
 
-  /** The run's logger: every line names the thread, the run, and the request that posted it. */
-  #runLogger(p: ExecuteParams): Logger {
-    return this.deps.logger.child({ threadId: p.threadId, runId: p.runId, ...(p.requestId !== undefined && { requestId: p.requestId }) });
+  /** The run's logger: every line names the thread, the run, the request that posted it, and its trace. */
+  #runLogger(p: ExecuteParams, local: LocalRun): Logger {
+    return this.deps.logger.child({ threadId: p.threadId, runId: p.runId, ...(p.requestId !== undefined && { requestId: p.requestId }), ...local.probe.logFields() });
   }
 
   /**
@@ -258,7 +236,7 @@ export class RunExecutor {
   /** Resolves true when the run settled here (its end committed): the thread's queue goes on. */
   async #run(p: ExecuteParams, local: LocalRun): Promise<boolean> {
     const { store } = this.deps;
-    const log = this.#runLogger(p);
+    const log = this.#runLogger(p, local);
     const watcherStop = new AbortController();
     const watcher = this.#watch(p, local, watcherStop.signal, log);
     const writer = new RunWriter(store, p.threadId, this.deps.leaseOwner, {
@@ -417,8 +395,4 @@ export class RunExecutor {
       if (!signal.aborted) log.warn({ err }, "signal watcher stopped");
     }
   }
-}
-
-function factsOf(p: ExecuteParams): RunFacts {
-  return { threadId: p.threadId, runId: p.runId, tenantId: p.tenantId, agentId: p.agent.id, ...(p.requestId !== undefined && { requestId: p.requestId }) };
 }

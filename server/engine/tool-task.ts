@@ -63,7 +63,7 @@ async function recordResult(
   return message;
 }
 
-function toolContext(ctx: RunContext, call: ToolCall, trace: InterruptTrace): ToolContext {
+function toolContext(ctx: RunContext, call: ToolCall, trace: InterruptTrace, probe: CallProbe): ToolContext {
   const { runId, writer } = ctx;
   const activityId = `activity-${call.id}`;
   // A tool that goes on after a cancel (it has not awaited anything abortable yet) must not
@@ -79,6 +79,7 @@ function toolContext(ctx: RunContext, call: ToolCall, trace: InterruptTrace): To
     toolCallId: call.id,
     signal: ctx.signal,
     forwardedProps: ctx.forwardedProps,
+    traceHeaders: () => probe.traceHeaders(),
     state: {
       get: () => deepClone(ctx.state),
       async patch(ops: Operation[]) {
@@ -228,7 +229,7 @@ async function executeTool(
   const { runId } = ctx;
   const trace: InterruptTrace = { asks: 0 };
   try {
-    const value = await tool.execute(input, toolContext(ctx, call, trace));
+    const value = await tool.execute(input, toolContext(ctx, call, trace, probe));
     // A tool that caught the interrupt and returned anyway still waits: the ask is in the log.
     if (trace.raised) throw trace.raised;
     return await recordResult(ctx, call, taskId, { ok: true, content: withDecision(toolResultContent(value), decision, input) }, probe);

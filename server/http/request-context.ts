@@ -5,7 +5,9 @@
  *
  * - The id: the client's `X-Request-Id` when it is a request id (protocol/request-id.ts), else a
  *   fresh UUID; sent back in `X-Request-Id`, carried by the request's logger (requestLogger), and
- *   kept by the run the request posts (its log lines and RUN_ERROR name it).
+ *   kept by the run the request posts (its log lines and RUN_ERROR name it). A valid W3C
+ *   `traceparent` adds its `trace_id` to the request's logger (protocol/trace-context.ts), as
+ *   the run's logger has it.
  * - One log line when the response ends ("request"): method, route pattern, path without query
  *   (a query may carry a key: `/?apiKey=`), status, duration, request id, tenant, thread and run.
  *   Probes (/healthz, /readyz, /metrics) log at debug: a load balancer asks every few seconds.
@@ -18,6 +20,7 @@ import { randomUUID } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { isRequestId } from "../../protocol/request-id.ts";
+import { parseTraceContext, traceIdOf } from "../../protocol/trace-context.ts";
 import type { Metrics } from "../metrics.ts";
 import { boundedLabel, OTHER } from "../metrics/labels.ts";
 import { tenantIfKnown } from "./auth.ts";
@@ -43,7 +46,8 @@ export function requestContext({ logger, metrics }: { logger: Logger; metrics?: 
     if (res.locals[CONTEXT_LOCAL] !== undefined) return next(); // an outer door did it
     const incoming = req.get(REQUEST_ID_HEADER);
     const requestId = isRequestId(incoming) ? incoming : randomUUID();
-    const log = logger.child({ requestId });
+    const trace = parseTraceContext(req.get("traceparent"), undefined);
+    const log = logger.child({ requestId, ...(trace && { trace_id: traceIdOf(trace) }) });
     res.locals[CONTEXT_LOCAL] = { requestId, log } satisfies RequestContext;
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const started = performance.now();

@@ -7,6 +7,7 @@
 import type { RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
+import { parseTraceContext, type TraceContext } from "../../protocol/trace-context.ts";
 import { PROTOCOL_VERSION_MAX_CHARS } from "../../protocol/versions.ts";
 import { DoubleTextingPolicySchema, type DoubleTextingPolicy } from "../agents/define.ts";
 import { SYSTEM_PROMPT_MAX_CHARS } from "../agents/coding-agent.ts";
@@ -33,6 +34,8 @@ export interface RunOptions {
   cancelOnDisconnect: boolean;
   /** the client branches off deliberately (protocol/branches.ts: no STALE_HISTORY refusal) */
   fork: boolean;
+  /** The W3C trace context the run joins (traceContextOf), absent when none came or it was malformed. */
+  traceContext?: TraceContext;
 }
 
 export type ParsedRun = { ok: true; input: RunAgentInput; options: RunOptions } | { ok: false; issues: Issue[] };
@@ -92,6 +95,28 @@ export function parseRunRequest(body: unknown, headers: { get(name: string): str
       doubleTexting: (policy.success ? policy.data : undefined) ?? opts?.doubleTexting,
       cancelOnDisconnect: (headerDisconnect ?? opts?.onDisconnect) === "cancel",
       fork: opts?.fork === true,
+      ...present(traceContextOf(headers, fp)),
     },
   };
+}
+
+/**
+ * The headers `traceparent` and `tracestate`, as W3C Trace Context carries them over HTTP (what
+ * an instrumented client sends by itself); else `forwardedProps.threadline.traceparent` and
+ * `.tracestate`, for a client that cannot set headers (a browser behind a proxy that drops them):
+ * under `threadline`, where this server's per-run options are, not at the top of forwardedProps,
+ * which is the application's to fill and which a remote agent is sent as it is. A malformed one
+ * is ignored, not refused (protocol/trace-context.ts), and the headers win when both come.
+ */
+function traceContextOf(headers: { get(name: string): string | undefined }, fp: { threadline?: unknown } | undefined): TraceContext | undefined {
+  const fromHeader = parseTraceContext(headers.get("traceparent"), headers.get("tracestate"));
+  if (fromHeader) return fromHeader;
+  const tl = fp && typeof fp === "object" ? fp.threadline : undefined;
+  if (!tl || typeof tl !== "object") return undefined;
+  const { traceparent, tracestate } = tl as { traceparent?: unknown; tracestate?: unknown };
+  return parseTraceContext(traceparent, tracestate);
+}
+
+function present(traceContext: TraceContext | undefined): { traceContext?: TraceContext } {
+  return traceContext ? { traceContext } : {};
 }

@@ -45,6 +45,7 @@ export async function admitRun(deps: RunStreamDeps, agent: AgentDefinition, run:
     tenantId,
     fork: run.options.fork,
     ...(requestId !== undefined && { requestId }),
+    ...(run.options.traceContext && { traceContext: run.options.traceContext }),
     ...(webhook && { webhook }),
   });
   deps.metrics?.runsStarted.inc({ agent: agent.id });

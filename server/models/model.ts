@@ -70,6 +70,11 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** Overrides the adapter's model name for this request, where the adapter has one. */
   model?: string;
+  /**
+   * HTTP headers for the upstream request, where the adapter makes one: the model call's trace
+   * context (W3C `traceparent`, `tracestate`), so the provider's side of the trace joins the run's.
+   */
+  headers?: Record<string, string>;
 }
 
 const index = z.number().int().nonnegative();

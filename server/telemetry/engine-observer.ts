@@ -7,14 +7,21 @@
  * `chat <model>` span per model request and an `execute_tool <tool>` span per tool call under
  * it, each parented explicitly on the run's span (a tracer provider without a context manager
  * still gets the tree); with a context manager, what a tool or a model client does inside its
- * call nests under that call too. Rejected: one span per AG-UI run across instances, which would
- * have to be carried through the log to survive a recovery; a recovered run is a new span
- * (`threadline.run.recovered`), linked to the rest by the thread and run ids it carries.
+ * call nests under that call too.
+ *
+ * A run posted with a W3C traceparent (kept in its run.accepted, protocol/trace-context.ts) has
+ * its span under that remote parent, and the model request and a remote agent's POST carry the
+ * context on (trace-context.ts). Since the parent is read from the log, a run recovered on
+ * another instance is a second span under the same parent (`threadline.run.recovered`): one
+ * trace for the whole run, each instance's part its own span. Rejected: one span across
+ * instances, which cannot be: a span ends in the process that started it. A run posted without
+ * one starts in the active context (a new trace, or the HTTP span an instrumentation opened).
  */
 import { context, type Span, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
 import type { Metrics } from "../metrics.ts";
 import { boundedLabel, codeLabel, OTHER, providerAndModel } from "../metrics/labels.ts";
 import type { CallEnd, CallProbe, EngineObserver, RunEnd, RunFacts, RunProbe, TokenTotals } from "../engine/observer.ts";
+import { logFieldsOf, runParent, traceHeadersOf } from "./trace-context.ts";
 
 export function engineObserver(metrics: Metrics, tracer: Tracer): EngineObserver {
   const labels = {
@@ -73,11 +80,19 @@ class RunTelemetry implements RunProbe {
         "threadline.run.recovered": recovered,
         ...(run.requestId !== undefined && { "threadline.request.id": run.requestId }),
       },
-    });
+    }, runParent(run.traceContext));
   }
 
   within<T>(fn: () => Promise<T>): Promise<T> {
     return context.with(trace.setSpan(context.active(), this.#span), fn);
+  }
+
+  logFields(): Record<string, string> {
+    return logFieldsOf(this.#span);
+  }
+
+  traceHeaders(): Record<string, string> {
+    return traceHeadersOf(this.#span);
   }
 
   modelCall(modelId: string) {
@@ -150,6 +165,7 @@ function callProbe(span: Span, onEnd: (end: CallEnd) => void): CallProbe {
   let ended = false;
   return {
     within: (fn) => context.with(trace.setSpan(context.active(), span), fn),
+    traceHeaders: () => traceHeadersOf(span),
     ended(end) {
       if (ended) return;
       ended = true;

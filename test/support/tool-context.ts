@@ -26,5 +26,6 @@ export function testToolContext(opts: Partial<Pick<ToolContext, "threadId" | "te
     complete: () => {},
     interrupt: async () => undefined,
     memory: opts.memory ?? noMemory,
+    traceHeaders: () => ({}),
   };
 }

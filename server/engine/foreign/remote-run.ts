@@ -15,7 +15,8 @@ import type { ForeignEvents } from "./source.ts";
 import { remoteEvents } from "./remote-stream.ts";
 
 export function runRemote(ctx: RunContext, endpoint: RemoteEndpoint): Promise<RunOutcome> {
-  return runForeign(ctx, (input, signal) => remoteEvents(endpoint, input, signal), REMOTE_CODES);
+  // The POST carries the run's trace context: the remote's run joins this run's trace.
+  return runForeign(ctx, (input, signal, _bounds, traceHeaders) => remoteEvents(endpoint, input, signal, traceHeaders), REMOTE_CODES);
 }
 
 /** A foreign agent's run: `events` is its stream for the input built from the log (remoteInput). */
@@ -23,7 +24,7 @@ export async function runForeign(ctx: RunContext, events: ForeignEvents, codes: 
   try {
     if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
     const input = remoteInput(ctx);
-    const end = await ingestForeignRun(ctx, events(input, ctx.signal, ctx.foreignBounds ?? DEFAULT_FOREIGN_BOUNDS), codes);
+    const end = await ingestForeignRun(ctx, events(input, ctx.signal, ctx.foreignBounds ?? DEFAULT_FOREIGN_BOUNDS, ctx.probe.traceHeaders()), codes);
     await ctx.writer.flush();
     if (end.kind === "interrupted") return await waitFor(ctx, end.interrupts, end.added, codes);
     ctx.messages.push(...end.added);

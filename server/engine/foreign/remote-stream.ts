@@ -24,7 +24,8 @@ const LINE_SLACK_BYTES = 16;
 /** How much of an error response's body the RUN_ERROR quotes. */
 const ERROR_BODY_QUOTE_CHARS = 300;
 
-export async function* remoteEvents(endpoint: RemoteEndpoint, input: unknown, signal: AbortSignal): AsyncGenerator<unknown, void, undefined> {
+/** `traceHeaders`: the run's W3C trace context, over the endpoint's own headers (a fixed traceparent there would join every run to one trace). */
+export async function* remoteEvents(endpoint: RemoteEndpoint, input: unknown, signal: AbortSignal, traceHeaders: Record<string, string> = {}): AsyncGenerator<unknown, void, undefined> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
@@ -44,7 +45,7 @@ export async function* remoteEvents(endpoint: RemoteEndpoint, input: unknown, si
     try {
       res = await fetch(endpoint.url, {
         method: "POST",
-        headers: { ...endpoint.headers, "content-type": "application/json", accept: "text/event-stream" },
+        headers: { ...endpoint.headers, ...traceHeaders, "content-type": "application/json", accept: "text/event-stream" },
         body: JSON.stringify(input),
         signal: controller.signal,
       });

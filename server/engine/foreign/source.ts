@@ -13,8 +13,9 @@ import type { ForeignCodes } from "./ingest.ts";
 /**
  * The agent's AG-UI events for `input`; `signal` aborts when the run is cancelled or cut.
  * `bounds`: what the run may write, so a source that queues events can hold its queue to them.
+ * `traceHeaders`: the run's W3C trace context, for the requests the agent makes.
  */
-export type ForeignEvents = (input: RunAgentInput, signal: AbortSignal, bounds: ForeignBounds) => AsyncIterable<unknown>;
+export type ForeignEvents = (input: RunAgentInput, signal: AbortSignal, bounds: ForeignBounds, traceHeaders: Record<string, string>) => AsyncIterable<unknown>;
 
 export interface ForeignSource {
   events: ForeignEvents;

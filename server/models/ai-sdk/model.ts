@@ -117,6 +117,7 @@ class AiSdkModel implements Model {
           prompt: toAiSdkPrompt(req.messages, this.#lm.provider),
           ...(req.tools.length > 0 && { tools: toAiSdkTools(req.tools) }),
           abortSignal: ctl.signal,
+          ...(req.headers && { headers: req.headers }),
         });
       } catch (err) {
         const retry = !ctl.signal.aborted && attempt < this.#maxRetries && APICallError.isInstance(err) && err.isRetryable;

@@ -48,8 +48,8 @@ export interface ChatStreamBody {
 export interface OpenAIChatClient {
   chat: {
     completions: {
-      /** Aborting `signal` closes the connection; the stream then ends or throws. */
-      create(body: ChatStreamBody, options: { signal: AbortSignal }): PromiseLike<AsyncIterable<ChatChunk>>;
+      /** Aborting `signal` closes the connection; the stream then ends or throws. `headers` join the client's own. */
+      create(body: ChatStreamBody, options: { signal: AbortSignal; headers?: Record<string, string> }): PromiseLike<AsyncIterable<ChatChunk>>;
     };
   };
 }

@@ -172,7 +172,7 @@ export class OpenAIModel implements Model {
           stream_options: { include_usage: true },
         },
         // The SDK ties the signal to the fetch and its body: aborting it closes the connection.
-        { signal },
+        { signal, ...(req.headers && { headers: req.headers }) },
       );
     } catch (err) {
       throw toModelError(err, sdk, signal, this.#unreachable);
