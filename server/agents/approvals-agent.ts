@@ -5,9 +5,9 @@
  *   once, with the user's edits if they made some; denied, it is not, and the model says so. Two
  *   emails at once are asked together.
  * - schedule_meeting (`{title}`, or the dojo interrupt agent's `{topic, attendee?}`) asks for a
- *   time slot with `ctx.interrupt()`; the answer `{slot}` books it, as
- *   does the AG-UI dojo interrupt page's own `{chosen_time, chosen_label}` (the time it offered),
- *   once; `{cancelled: true}`, or a cancelled interrupt, books nothing.
+ *   time slot with `ctx.interrupt()`; the answer `{slot}` books it, as does the AG-UI dojo
+ *   interrupt page's own `{chosen_time, chosen_label}` (the time it offered), once;
+ *   `{cancelled: true}`, or a cancelled interrupt, books nothing.
  * The demo model answers "email" and "meeting" (server/demo/approvals-fixtures.ts).
  */
 import {

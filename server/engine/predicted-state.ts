@@ -10,6 +10,10 @@
  * put some 2.5 MB of state events in the log. At 100 ms a client still sees the document grow
  * several times a second.
  *
+ * The argument is a top-level member of the arguments or a path into them; with `merge` its
+ * value (an object) is written over what the key held before the call's first write, so the
+ * members not streamed yet keep their values. A first value equal to the key's is not written.
+ *
  * A write is a JSON Patch `add` of `/<stateKey>` (it adds the key or replaces its value) while
  * the state is an object; a state that is not one (an array, a string) cannot hold a key, so it
  * is replaced by a state.set of an object. When the complete arguments lack the argument, or are
