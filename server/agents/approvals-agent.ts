@@ -4,9 +4,10 @@
  *   interrupt (reason tool_call); approved, the email is "sent" (appended to state.outbox) exactly
  *   once, with the user's edits if they made some; denied, it is not, and the model says so. Two
  *   emails at once are asked together.
- * - schedule_meeting asks for a time slot with `ctx.interrupt()`; the answer `{slot}` books it, as
- *   does the AG-UI dojo interrupt page's own `{chosen_time, chosen_label}` (the time it offered),
- *   once; `{cancelled: true}`, or a cancelled interrupt, books nothing.
+ * - schedule_meeting (`{title}`, or the dojo interrupt agent's `{topic, attendee?}`) asks for a
+ *   time slot with `ctx.interrupt()`; the answer `{slot}` books it, as does the AG-UI dojo
+ *   interrupt page's own `{chosen_time, chosen_label}` (the time it offered), once;
+ *   `{cancelled: true}`, or a cancelled interrupt, books nothing.
  * The demo model answers "email" and "meeting" (server/demo/approvals-fixtures.ts).
  */
 import {
@@ -15,6 +16,7 @@ import {
   MEETING_SLOTS,
   MeetingAnswerSchema,
   ScheduleMeetingArgsSchema,
+  type ScheduleMeetingArgs,
   type MeetingAnswer,
   SendEmailArgsSchema,
   type SendEmailArgs,
@@ -41,6 +43,11 @@ function booking(title: string, answer: MeetingAnswer) {
   return { booked: true, title, slot: answer.chosen_label ?? answer.chosen_time, at: answer.chosen_time };
 }
 
+/** The title the question and the booking show: this app's `title`, else the dojo's `topic`. */
+function meetingTitle(args: ScheduleMeetingArgs): string {
+  return args.title ?? args.topic!;
+}
+
 function asRecord(v: unknown): Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
@@ -65,14 +72,15 @@ export function approvalsAgent(opts: ApprovalsAgentOptions = {}): AgentDefinitio
     name: APPROVAL_TOOLS.scheduleMeeting,
     description: "Books a meeting; asks the user which time slot to take.",
     inputSchema: ScheduleMeetingArgsSchema,
-    async execute({ title }, ctx) {
+    async execute(args, ctx) {
+      const title = meetingTitle(args);
       // Nothing is written before the question: this part runs again when the answer comes. The
       // answer was checked against the responseSchema at admission; parsed again for its type.
       const answer = MeetingAnswerSchema.parse(
         await ctx.interrupt({
           reason: "threadline:choose_slot",
           message: `When should "${title}" take place?`,
-          payload: { title, options: [...MEETING_SLOTS] },
+          payload: { title, ...(args.attendee !== undefined && { attendee: args.attendee }), options: [...MEETING_SLOTS] },
           responseSchema: MEETING_RESPONSE_JSON_SCHEMA,
           ...(opts.slotExpiresInMs !== undefined && { expiresInMs: opts.slotExpiresInMs }),
         }),

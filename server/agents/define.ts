@@ -161,7 +161,15 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
    * (the run refuses a cancelled tool's writes) and would run again on every abort reason.
    */
   onCancelState?: (state: unknown) => Operation[];
+  /** A call of the client's tool the agent makes itself after this one succeeds (engine/follow-up-calls.ts). */
+  followUp?: FollowUpCall;
   execute(args: z.infer<P>, ctx: ToolContext): unknown | Promise<unknown>;
+}
+
+/** `followUp`: the frontend tool to call, with these arguments (default `{}`). */
+export interface FollowUpCall {
+  tool: string;
+  arguments?: Record<string, unknown>;
 }
 
 interface ToolInputBase<A> {
@@ -169,6 +177,7 @@ interface ToolInputBase<A> {
   description: string;
   needsApproval?: NeedsApproval<A>;
   onCancelState?: (state: unknown) => Operation[];
+  followUp?: FollowUpCall;
   execute(args: A, ctx: ToolContext): unknown | Promise<unknown>;
 }
 
@@ -377,10 +386,10 @@ function predictStateOf(input: AgentInput): PredictStateRule[] {
     const other = writers.get(key);
     if (other !== undefined) {
       throw new AgentDefinitionError(
-        `Agent "${input.id}": predictState writes state key "${rule.stateKey}" from both "${other}" and "${rule.argument}" of tool "${rule.tool}"; keep one.`,
+        `Agent "${input.id}": predictState writes state key "${rule.stateKey}" from both "${other}" and "${[rule.argument].flat().join(".")}" of tool "${rule.tool}"; keep one.`,
       );
     }
-    writers.set(key, rule.argument);
+    writers.set(key, [rule.argument].flat().join("."));
   }
   return parsed.data;
 }

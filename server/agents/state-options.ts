@@ -73,10 +73,16 @@ export const PredictStateRuleSchema = z
   .object({
     /** The tool whose call streams the argument: a backend tool or a client's frontend tool. */
     tool: z.string().min(1),
-    /** A top-level key of the tool's JSON arguments. */
-    argument: z.string().min(1),
+    /** A top-level key of the tool's JSON arguments, or the path to a member within them (["memory", "recipe"]). */
+    argument: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
     /** The top-level state key the argument's value is written to as it streams. */
     stateKey: z.string().min(1),
+    /**
+     * The value, an object, is written over what the key held before the call, member by member
+     * (the members the arguments have so far change, the others stay), instead of replacing it:
+     * for a tool whose argument holds only the fields it changes (the dojo's updateWorkingMemory).
+     */
+    merge: z.boolean().optional(),
   })
   .strict();
 

@@ -19,7 +19,20 @@ export const SendEmailArgsSchema = z.object({
 });
 export type SendEmailArgs = z.infer<typeof SendEmailArgsSchema>;
 
-export const ScheduleMeetingArgsSchema = z.object({ title: z.string() });
+/**
+ * `{title}` (this app's), or the AG-UI dojo interrupt agent's `{topic, attendee?}`: its recorded
+ * fixture and models prompted like it send those. One object with optional fields, not a union:
+ * OpenAI takes only an object schema for a tool's parameters, so the "one of the two" rule is a
+ * refinement, checked with the arguments (a call with neither gets the error back).
+ */
+export const ScheduleMeetingArgsSchema = z
+  .object({
+    title: z.string().min(1).optional().describe("The meeting's title"),
+    topic: z.string().min(1).optional().describe("Or: a short description of its purpose"),
+    attendee: z.string().min(1).optional().describe("Who the meeting is with, if known"),
+  })
+  .refine((a) => a.title !== undefined || a.topic !== undefined, { message: "Give the meeting a title (or a topic)." });
+export type ScheduleMeetingArgs = z.infer<typeof ScheduleMeetingArgsSchema>;
 
 /** What schedule_meeting asks (ctx.interrupt payload) and the answers it takes (its responseSchema). */
 export const MEETING_SLOTS = ["Monday 10:00", "Tuesday 14:00", "Thursday 09:30"] as const;

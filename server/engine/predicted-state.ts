@@ -10,6 +10,10 @@
  * put some 2.5 MB of state events in the log. At 100 ms a client still sees the document grow
  * several times a second.
  *
+ * The argument is a top-level member of the arguments or a path into them; with `merge` its
+ * value (an object) is written over what the key held before the call's first write, so the
+ * members not streamed yet keep their values. A first value equal to the key's is not written.
+ *
  * A write is a JSON Patch `add` of `/<stateKey>` (it adds the key or replaces its value) while
  * the state is an object; a state that is not one (an array, a string) cannot hold a key, so it
  * is replaced by a state.set of an object. When the complete arguments lack the argument, or are
@@ -72,14 +76,19 @@ export class PredictedState {
     if (now < this.#nextParseAt) return { retryInMs: this.#nextParseAt - now };
     this.#fresh = false;
     this.#nextParseAt = now + this.intervalMs;
-    const write = this.#write(state, this.#targets(partialArguments(this.#args), false));
+    const write = this.#write(state, this.#targets(partialArguments(this.#args), false, this.#priorOr(state)));
     return write ? { write } : {};
   }
 
   /** The arguments are complete: each key gets the argument's final value, or goes back. */
   finish(args: string, state: unknown): StateWrite | undefined {
     this.#fresh = false;
-    return this.#write(state, this.#targets(completeArguments(args) ?? {}, true));
+    return this.#write(state, this.#targets(completeArguments(args) ?? {}, true, this.#priorOr(state)));
+  }
+
+  /** The state before the call's first write; before that write, the state now. */
+  #priorOr(state: unknown): unknown {
+    return this.#prior ? this.#prior.state : state;
   }
 
   /** The call will not happen (cancelled, failed): every key written goes back. */
@@ -88,10 +97,15 @@ export class PredictedState {
     return this.#write(state, new Map([...this.#written.keys()].map((k) => [k, "prior" as const])));
   }
 
-  #targets(args: Record<string, unknown> | undefined, complete: boolean): Map<string, Target> {
+  #targets(args: Record<string, unknown> | undefined, complete: boolean, prior: unknown): Map<string, Target> {
     const targets = new Map<string, Target>();
     for (const rule of this.rules) {
-      const value = args && Object.hasOwn(args, rule.argument) ? args[rule.argument] : undefined;
+      let value: unknown = args;
+      for (const member of [rule.argument].flat()) value = isPlainObject(value) && Object.hasOwn(value, member) ? value[member] : undefined;
+      // merge: over what the key held before the call's first write, so a member the arguments
+      // no longer have (they never do: they only grow) is not left from an earlier preview.
+      const before = isPlainObject(prior) ? prior[rule.stateKey] : undefined;
+      if (rule.merge && isPlainObject(value) && isPlainObject(before)) value = { ...before, ...value };
       if (value !== undefined && isStorable(value)) targets.set(rule.stateKey, { value });
       else if (complete) targets.set(rule.stateKey, "prior");
     }
@@ -99,14 +113,16 @@ export class PredictedState {
   }
 
   #write(state: unknown, targets: Map<string, Target>): StateWrite | undefined {
+    const base = state === undefined ? {} : state;
     const changes: [string, Target][] = [];
     for (const [key, target] of targets) {
       if (target === "prior" ? this.#written.has(key) : this.#written.get(key) !== JSON.stringify(target.value)) {
-        changes.push([key, target]);
+        // A first value that is what the key holds already (a merge of no members yet) is no change.
+        const same = target !== "prior" && !this.#written.has(key) && isPlainObject(base) && JSON.stringify(base[key]) === JSON.stringify(target.value);
+        if (!same) changes.push([key, target]);
       }
     }
     if (changes.length === 0) return undefined;
-    const base = state === undefined ? {} : state;
     this.#prior ??= { state: fjp.deepClone(base) };
     const prior = this.#prior.state;
     for (const [key, target] of changes) {

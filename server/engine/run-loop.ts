@@ -7,6 +7,7 @@
  *                                      asked and now gets its answer) or record the denial
  *   unresolved backend tool calls?  -> run them (a recorded result is never run again); those that
  *                                      need the user end the run, WAITING for their interrupts
+ *   all calls answered, a tool's followUp due? -> the agent's own call of the client's tool
  *   unresolved frontend tool calls? -> end the run, WAITING for the client's results
  *   last message an answer?         -> end the run, WAITING for input
  *   otherwise                       -> one more LLM request (up to maxTurns per run, counted
@@ -16,6 +17,7 @@
  */
 import type { AssistantMessage, Message, ToolCall } from "@ag-ui/core";
 import { InterruptRaised, RunAborted, RunFailure, type AbortReason } from "./errors.ts";
+import { appendFollowUps, dueFollowUps } from "./follow-up-calls.ts";
 import { runLlmTask } from "./llm-task.ts";
 import type { RunContext } from "./run-context.ts";
 import { runToolTask, skipToolCall } from "./tool-task.ts";
@@ -108,6 +110,11 @@ export async function runLoop(ctx: RunContext): Promise<RunOutcome> {
           throw new InterruptRaised(kind, waiting.flatMap((w) => w.interruptIds));
         }
         if (ctx.completion) return { kind: "completed", ...ctx.completion };
+        continue;
+      }
+      const followUps = dueFollowUps(ctx);
+      if (followUps.length > 0) {
+        await appendFollowUps(ctx, followUps);
         continue;
       }
       const frontend = unresolved.filter((c) => isFrontendCall(ctx, c));

@@ -146,11 +146,8 @@ export function dojoFixtures(): Fixture[] {
         return { content: `In ${r.location} it is ${r.temperature} °C and ${r.conditions}.` };
       },
     },
-    {
-      match: { predicate: (req) => lastResult(req)?.name === T.writeDocumentLocal },
-      // The reference agents follow the write with the page's confirmation, arguments {}.
-      response: call(T.confirmChanges, {}),
-    },
+    // No answer to write_document_local: the agent follows it with confirm_changes itself, as the
+    // reference agents do (the tool's followUp), so the model is not asked.
     {
       match: { predicate: (req) => lastResult(req)?.name === T.confirmChanges },
       response: (req) =>

@@ -199,6 +199,39 @@ describe("partialArguments", () => {
   });
 });
 
+describe("PredictedState: a path into the arguments, merged (the dojo's updateWorkingMemory)", () => {
+  const RECIPE: PredictStateRule = { tool: "updateWorkingMemory", argument: ["memory", "recipe"], stateKey: "recipe", merge: true };
+  const page = { recipe: { title: "Mine", skill_level: "Beginner", ingredients: [{ name: "Carrots" }] }, theme: "dark" };
+
+  it("writes the members streamed so far over the recipe the page had, the others kept, ending at the complete ones", () => {
+    const recipe = { skill_level: "Intermediate", ingredients: [{ name: "Pasta" }, { name: "Garlic" }], instructions: ["Boil", "Toss"] };
+    const args = JSON.stringify({ memory: { recipe } });
+    const chunks = Array.from({ length: args.length }, () => 1);
+    const { writes, state } = stream([RECIPE], args, chunks, chunks.map((_, i) => i * 5), page);
+    expect(writes.filter((w) => Number.isFinite(w.at)).length).toBeGreaterThan(1); // the recipe fills in live
+    for (const { write } of writes) {
+      expect(write).toMatchObject({ type: "state.patched", patch: [{ op: "add", path: "/recipe" }] });
+      expect((write.next as typeof page).recipe.title).toBe("Mine"); // never lost mid-stream
+    }
+    expect(state).toEqual({ theme: "dark", recipe: { ...page.recipe, ...recipe } });
+  });
+
+  it("writes nothing while no member has streamed (a merge of none is the recipe as it was)", () => {
+    const tracker = new PredictedState([RECIPE]);
+    tracker.offer('{"memory": {"recipe": {"skil');
+    expect(tracker.take(0, page)).toEqual({});
+    tracker.offer('{"memory": {"recipe": {"title": "Pa');
+    expect(tracker.take(PREDICT_STATE_INTERVAL_MS, page).write?.next).toEqual({ ...page, recipe: { ...page.recipe, title: "Pa" } });
+  });
+
+  it("puts the recipe back when the complete arguments lack it", () => {
+    const tracker = new PredictedState([RECIPE]);
+    tracker.offer('{"memory": {"recipe": {"title": "Pa');
+    const first = tracker.take(0, page).write!;
+    expect(tracker.finish('{"memory": {}}', first.next)?.next).toEqual(page);
+  });
+});
+
 describe("defineAgent predictState", () => {
   const agent = (predictState: unknown) => defineAgent({ id: "p", instructions: "x", predictState: predictState as PredictStateRule[] });
 
@@ -215,5 +248,7 @@ describe("defineAgent predictState", () => {
     expect(() => agent([{ ...DOC, tool: "write document" }])).toThrow(/can never be called/);
     expect(() => agent([DOC, { ...DOC, argument: "text" }])).toThrow(/state key "document" from both "document" and "text"/);
     expect(() => agent({ tool: "x" })).toThrow(/predictState/);
+    expect(() => agent([{ ...DOC, argument: [] }])).toThrow(/predictState\.0\.argument/);
+    expect(() => agent([DOC, { ...DOC, argument: ["memory", "text"] }])).toThrow(/from both "document" and "memory.text"/);
   });
 });

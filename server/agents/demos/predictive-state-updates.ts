@@ -6,9 +6,9 @@
  * while the model streams it, before the tool runs, so the page shows the document being written
  * (it draws state.document either way; the tool's own write comes last and wins).
  *
- * The confirmation, as in the dojo: after writing, the agent calls the page's frontend tool
- * `confirm_changes` (arguments `{}`); the run ends with the proposal in state.document and the
- * question open. The page answers `{accepted: true}` (the document stays) or `{accepted: false}`
+ * The confirmation, as in the dojo's reference agents: after the write succeeds, the agent itself
+ * (the tool's `followUp`, not the model) calls the page's frontend tool `confirm_changes`
+ * (arguments `{}`); the run ends with the proposal in state.document and the question open. The page answers `{accepted: true}` (the document stays) or `{accepted: false}`
  * after putting the previous document back into the state it sends with that answer, so the
  * thread's state is the user's choice. Rejected: the server reverting on its own, which would
  * need it to read the page's answer, a tool result of a tool it does not own, and guess what
@@ -37,6 +37,7 @@ export function predictiveStateUpdatesAgent(): AgentDefinition {
       "Write the shared document (state.document) in Markdown: always give the whole new text, even to change a few " +
       "words, and keep edits minimal. Do not use italic or strike-through: the page uses them to mark changes.",
     inputSchema: WriteDocumentArgsSchema,
+    followUp: { tool: CONFIRM_CHANGES_TOOL, arguments: {} },
     async execute({ document }, ctx) {
       // `add` also replaces: the first document creates the member, later ones overwrite it.
       await ctx.state.patch([{ op: "add", path: "/document", value: document }]);
@@ -50,8 +51,8 @@ export function predictiveStateUpdatesAgent(): AgentDefinition {
     suggestions: ["Write a document about the sea", "Write a short piece about autumn"],
     instructions:
       "You write and revise a document with the user; the current document is state.document. To change it, call " +
-      `${WRITE_DOCUMENT_TOOL} with the complete new text (keep stories short), then call ${CONFIRM_CHANGES_TOOL} with {} ` +
-      "so the user confirms or rejects the change. Never repeat the document in the chat. When the answer is " +
+      `${WRITE_DOCUMENT_TOOL} with the complete new text (keep stories short); the user is then asked to confirm or ` +
+      `reject the change (${CONFIRM_CHANGES_TOOL}). Never repeat the document in the chat. When the answer is ` +
       "accepted: true, summarise the change in one or two sentences; when it is accepted: false, say the document " +
       "stays as it was.",
     tools: [writeDocument],

@@ -3,8 +3,10 @@
  * agent edits through `updateWorkingMemory`, the dojo reference agent's tool (Mastra's working
  * memory), with its argument shape `{memory: {recipe: {...}}}`. The page sends the whole state
  * with every run and the model also sees it (stateInContext, and the page's application
- * context), so the agent builds on the user's edits; the tool's JSON patch reaches the page as a
- * STATE_DELTA.
+ * context), so the agent builds on the user's edits. While the model streams the call, predictState
+ * merges `memory.recipe` so far into state.recipe (the fields given change, the others stay), so
+ * the page fills the recipe in as it is written, STATE_DELTA after STATE_DELTA; the tool's own
+ * write comes last (the dojo's Mastra spec asks for more than one delta during the run).
  */
 import fjp from "fast-json-patch";
 import { z } from "zod";
@@ -72,6 +74,7 @@ export function sharedStateAgent(): AgentDefinition {
       `state; build on it (keep the user's changes) and change it only with ${UPDATE_WORKING_MEMORY_TOOL}. ` +
       "Then say in one sentence what you changed. Asked about the recipe, answer from the current state.",
     tools: [updateWorkingMemory],
+    predictState: [{ tool: UPDATE_WORKING_MEMORY_TOOL, argument: ["memory", "recipe"], stateKey: "recipe", merge: true }],
     maxTurns: 4,
   });
 }
