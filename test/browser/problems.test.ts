@@ -10,7 +10,7 @@
 import { expect, it } from "vitest";
 import { DEMO_FAILURE_PROMPT } from "../../server/demo/fixtures.ts";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
-import { describeBrowser, openApp, screenshot, send, useApp, waitForStatus } from "./harness.ts";
+import { describeBrowser, launchBrowser, openApp, PHONE, screenshot, send, useApp, waitForStatus } from "./harness.ts";
 
 describeBrowser("problems, said in the app", () => {
   const app = useApp();
@@ -71,4 +71,23 @@ describeBrowser("problems, said in the app", () => {
     expect(await page.getByTestId("copilot-user-message").count()).toBe(1);
     await page.close();
   }, 90_000);
+
+  it("on a phone, the failed run's notice and its Retry are on the screen, above the input", async () => {
+    const phone = await launchBrowser(PHONE);
+    try {
+      const page = await phone.newPage();
+      await openApp(page, app.server.url);
+      await send(page, DEMO_FAILURE_PROMPT);
+      await waitForStatus(page, "FAILED", 30_000);
+      const retry = page.getByTestId("retry-button");
+      await retry.waitFor();
+      const box = (await retry.boundingBox())!;
+      const input = (await page.getByTestId("chat-input").boundingBox())!;
+      expect(box.y + box.height).toBeLessThanOrEqual(input.y);
+      expect(box.y).toBeGreaterThanOrEqual(0);
+      await screenshot(page, "problems-3-phone-run-failed");
+    } finally {
+      await phone.close();
+    }
+  }, 60_000);
 });
