@@ -21,7 +21,7 @@ export function newest(p: string): number {
 
 export function clientBuildIsStale(): boolean {
   if (!existsSync(BUILT)) return true;
-  const sources = [path.join(CLIENT, "src"), path.join(CLIENT, "index.html"), path.join(CLIENT, "vite.config.ts"), path.join(ROOT, "package-lock.json")];
+  const sources = [path.join(CLIENT, "src"), path.join(CLIENT, "index.html"), path.join(CLIENT, "vite.config.ts"), path.join(CLIENT, "build.ts"), path.join(ROOT, "package-lock.json")];
   return Math.max(...sources.map(newest)) > statSync(BUILT).mtimeMs;
 }
 
@@ -63,7 +63,19 @@ async function build(force: boolean, quiet: boolean): Promise<void> {
     console.warn("client/build: Vite is not installed (npm install without --omit=dev builds the app); serving the existing build, if any.");
     return;
   }
-  await vite.build({ configFile: path.join(CLIENT, "vite.config.ts"), logLevel: quiet ? "warn" : "info" });
+  // Vite builds React's development code when NODE_ENV is set to anything but "production", and
+  // vitest sets it to "test": the browser tests then drove a development build (StrictMode's
+  // doubled effects, so every load's request twice, and slower code), not what `npm start`
+  // serves. The build is production whoever calls it; NODE_ENV is put back after. Rejected: a
+  // child process for the build, a second Node start for each stale build.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = "production";
+  try {
+    await vite.build({ configFile: path.join(CLIENT, "vite.config.ts"), mode: "production", logLevel: quiet ? "warn" : "info" });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

@@ -7,9 +7,9 @@
  * (Layout.tsx).
  */
 import { useAgent, useCopilotKit } from "@copilotkit/react-core/v2";
-import { Fragment, type ReactNode, useCallback, useEffect, useMemo, useState } from "react";
+import { Fragment, type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { isActive } from "../../protocol/lifecycle.ts";
-import { cancelThread } from "./api.ts";
+import { cancelThread, type WorkflowEvent } from "./api.ts";
 import { ThreadChromeContext, type ThreadChrome } from "./chrome-context.ts";
 import { Chat } from "./components/Chat.tsx";
 import { PanelHead, SidePanels } from "./components/SidePanels.tsx";
@@ -19,7 +19,9 @@ import { ThreadList } from "./components/ThreadList.tsx";
 import { useToolCards } from "./components/ToolCards.tsx";
 import { TopBar } from "./components/TopBar.tsx";
 import type { DemoFeature } from "./demos/feature.ts";
+import { ChatSkeleton } from "./components/Skeleton.tsx";
 import { isFresh, markStarted } from "./fresh-threads.ts";
+import { useRuntimeStatus } from "./runtime-ready.ts";
 import { type Panels, usePanels } from "./panels.ts";
 import { chromeFor, settled, type ChromeStatus } from "./status.ts";
 import { type ThreadView, useThread } from "./useThread.ts";
@@ -47,7 +49,9 @@ export function App({ agentId, demo, picker, threadId, navigate, newThread }: Pr
   const [submitted, setSubmitted] = useSubmitted(agent, threadId, view);
 
   const cancel = useCallback(() => cancelRun(copilotkit, agent, threadId), [copilotkit, agent, threadId]);
-  const context = useChromeContext(agentId, threadId, view, submitted, setSubmitted, cancel);
+  const context = useChromeContext(agentId, threadId, view, submitted, setSubmitted, cancel, newThread);
+  const runtime = useRuntimeStatus();
+  const pulse = useListPulse(threadId, server, view.loaded);
   const { status, chrome } = context;
   const drawer = useDrawer(threadId);
   const panels = usePanels(demo ? `demo:${demo.slug}` : `agent:${agentId}`, demo !== undefined);
@@ -78,19 +82,18 @@ export function App({ agentId, demo, picker, threadId, navigate, newThread }: Pr
             archived={view.detail?.archived ?? false}
             status={status}
             chrome={chrome}
-            events={view.events}
             onNew={newThread}
             nav={{ expanded: drawer.open === "nav", onToggle: () => drawer.toggle("nav") }}
             side={{ ...side, label: sideTitle }}
           />
           {/* The chat comes first in the document, so it is first for the keyboard and on a phone. */}
           <main className="chat-column" aria-label="Conversation">
-            <Chat />
+            {runtime === "connected" ? <Chat /> : runtime === "error" ? <RuntimeDown /> : <ChatSkeleton />}
           </main>
           <div className="left drawer" id="drawer-nav" data-testid="drawer-nav">
             <PanelHead title="Agents and threads" onClose={drawer.close} />
             {picker}
-            <ThreadList agentId={agentId} currentId={threadId} pulse={`${threadId}:${server ?? "NEW"}`} onSelect={navigate} onNew={newThread} onChanged={view.refresh} />
+            <ThreadList agentId={agentId} currentId={threadId} pulse={pulse} onSelect={navigate} onNew={newThread} onChanged={view.refresh} />
             {/* A developer's page (the v1 API), so at the foot of the column rather than in the top bar. */}
             <a className="v1-link" href="/v1">
               The same agent on the v1 API
@@ -135,10 +138,12 @@ function useChromeContext(
   submitted: boolean,
   setSubmitted: (submitted: boolean) => void,
   onCancel: () => void,
+  onNew: () => void,
 ): ThreadChrome {
   let status: ChromeStatus = view.detail?.status ?? (view.loaded ? "NEW" : "LOADING");
   if (submitted && (status === "NEW" || settled(status))) status = "PENDING";
   const chrome = chromeFor(status, view.detail?.waitingForYou);
+  const failure = useMemo(() => (chrome.banner === "error" ? failureOf(view.events) : null), [chrome.banner, view.events]);
   return useMemo<ThreadChrome>(
     () => ({
       agentId,
@@ -149,8 +154,47 @@ function useChromeContext(
       terminal: view.terminal,
       onSubmitted: () => setSubmitted(true),
       onCancel,
+      failure,
+      onNew,
     }),
-    [agentId, threadId, status, chrome, view.detail, view.terminal, onCancel],
+    [agentId, threadId, status, chrome, view.detail, view.terminal, onCancel, failure, onNew],
+  );
+}
+
+/** What the thread's last `workflow.failed` event says happened. */
+function failureOf(events: WorkflowEvent[]): ThreadChrome["failure"] {
+  const failed = events.findLast((e) => e.type === "workflow.failed");
+  return (failed?.data.error as { code?: string; message?: string } | undefined) ?? null;
+}
+
+/**
+ * What tells the thread list to ask again at once (it also asks every few seconds): the page's
+ * thread, and each change of its status after the first answer for it. The first answer itself
+ * is no change (the list was asked at the same moment), which had the list asked twice per load.
+ */
+function useListPulse(threadId: string, server: string | undefined, loaded: boolean): string {
+  const seen = useRef({ threadId, server, loaded, n: 0 });
+  const was = seen.current;
+  if (was.threadId !== threadId) seen.current = { threadId, server, loaded, n: 0 };
+  else if (was.server !== server) seen.current = { threadId, server, loaded, n: was.loaded ? was.n + 1 : was.n };
+  else if (was.loaded !== loaded) seen.current = { ...was, loaded };
+  return `${threadId}:${seen.current.n}`;
+}
+
+/** CopilotKit's runtime did not answer /api/copilotkit/info: the chat cannot start without it. */
+function RuntimeDown() {
+  return (
+    <div className="problem runtime-down" data-testid="runtime-down" role="alert">
+      <p>
+        <strong>The chat could not reach the server's CopilotKit runtime</strong> (GET /api/copilotkit/info failed).
+      </p>
+      <p className="problem-fix">Check that the server is up (its /readyz), then reload the page.</p>
+      <div className="problem-actions">
+        <button type="button" className="btn btn-primary" onClick={() => location.reload()}>
+          Reload
+        </button>
+      </div>
+    </div>
   );
 }
 
@@ -170,8 +214,10 @@ function cancelRun(copilotkit: CopilotKit, agent: Agent, threadId: string): void
 /**
  * Whether a run this page submitted is on its way: the browser knows a run started before the
  * server's row says so, and this bridges the gap until the row is active or the run ends. Also
- * follows the agent's run events that move the view: RUN_STARTED makes a fresh thread real, a
- * run's end refreshes the row.
+ * follows the agent's run events that move the view: RUN_STARTED makes a fresh thread real; a
+ * run's end comes with its events on the thread's live feed, which refreshes the row (a refresh
+ * here too was a third GET of the thread per load, after CopilotKit's connect); a refused run
+ * writes none, so its failure refreshes.
  */
 function useSubmitted(agent: Agent, threadId: string, view: ThreadView): [boolean, (submitted: boolean) => void] {
   // A thread this tab minted does not exist on the server before its first run starts: asking
@@ -192,10 +238,7 @@ function useSubmitted(agent: Agent, threadId: string, view: ThreadView): [boolea
         markStarted(threadId);
         setStarted(threadId); // re-render: the thread is no longer fresh
       },
-      onRunFinalized: () => {
-        setSubmitted(false);
-        view.refresh();
-      },
+      onRunFinalized: () => setSubmitted(false),
       onRunFailed: () => {
         setSubmitted(false);
         view.refresh();

@@ -15,6 +15,10 @@ export interface ThreadChrome {
   onSubmitted(): void;
   /** Stops the running run, durably (the input's Stop button). */
   onCancel(): void;
+  /** What the thread's last `workflow.failed` event says, while the thread is FAILED. */
+  failure: { code?: string; message?: string } | null;
+  /** Opens a new thread. */
+  onNew(): void;
 }
 
 export const ThreadChromeContext = createContext<ThreadChrome | null>(null);

@@ -8,6 +8,7 @@
 import "@copilotkit/react-core/v2/styles.css";
 import "./theme.css";
 import "./styles.css";
+import "./feedback.css";
 import { CopilotKitProvider } from "@copilotkit/react-core/v2";
 import { lazy, StrictMode, Suspense, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
@@ -15,6 +16,7 @@ import { planPage } from "./agents.ts";
 import type { AgentInfo } from "./api.ts";
 import { App } from "./App.tsx";
 import { KeyGate } from "./components/KeyForm.tsx";
+import { AppSkeleton } from "./components/Skeleton.tsx";
 import { DemoPicker } from "./demos/DemoPicker.tsx";
 import { mintThreadId } from "./fresh-threads.ts";
 import { authHeaders, takeKeyFromUrl } from "./keys.ts";
@@ -87,7 +89,7 @@ const root = createRoot(document.getElementById("root")!);
 root.render(
   <StrictMode>
     {location.pathname.replace(/\/+$/, "") === "/v1" ? (
-      <Suspense fallback={<div className="loading">Loading…</div>}>
+      <Suspense fallback={<AppSkeleton />}>
         <V1Page />
       </Suspense>
     ) : (

@@ -37,7 +37,13 @@ type ExecArgs = z.infer<typeof ExecParams> & z.infer<typeof RunParams>;
 type FileArgs = z.infer<typeof ReadParams> & z.infer<typeof WriteParams>;
 type EditArgs = z.infer<typeof EditParams>;
 
-function Terminal({ chunks, live }: { chunks: readonly TerminalChunk[]; live: boolean }) {
+/**
+ * The terminal, code and diff views scroll (wide lines, long output): each is in the Tab order
+ * with a name, so a keyboard can reach and scroll it and a screen reader says what it is (axe's
+ * scrollable-region-focusable, seen three times on /demos/coding). Rejected: no max height,
+ * which let one long output push the conversation off the screen.
+ */
+function Terminal({ chunks, live, label }: { chunks: readonly TerminalChunk[]; live: boolean; label: string }) {
   const ref = useRef<HTMLPreElement>(null);
   // Follow the output while it grows, as a terminal does.
   useEffect(() => {
@@ -45,7 +51,8 @@ function Terminal({ chunks, live }: { chunks: readonly TerminalChunk[]; live: bo
     if (el && live) el.scrollTop = el.scrollHeight;
   }, [chunks, live]);
   return (
-    <pre ref={ref} className="terminal" data-testid="terminal" data-live={live}>
+    // biome-ignore lint/a11y/noNoninteractiveTabindex lint/a11y/useSemanticElements: a scrolling region is reached by Tab to scroll it by keyboard (WCAG 2.1.1); a <pre>, for the terminal's spacing.
+    <pre ref={ref} className="terminal" data-testid="terminal" data-live={live} tabIndex={0} role="region" aria-label={label}>
       {chunks.length > 0 ? <TerminalText chunks={chunks} /> : <span className="terminal-empty">{live ? "waiting for output…" : "(no output)"}</span>}
       {live && <span className="terminal-cursor" aria-hidden />}
     </pre>
@@ -95,18 +102,19 @@ function TerminalCard({ name, toolCallId, status, args, result }: RenderProps<Ex
           <pre className="code-block">{args.code}</pre>
         </details>
       )}
-      <Terminal chunks={chunks} live={shown === "Running"} />
+      <Terminal chunks={chunks} live={shown === "Running"} label={isRun ? `Output of the ${args.language ?? ""} code` : `Output of ${args.command ?? "the command"}`} />
       {exec?.truncated && <p className="muted small">Output truncated: the result keeps its end.</p>}
       {result !== undefined && !exec && <pre className="tool-error" data-testid="tool-result">{result}</pre>}
     </Card>
   );
 }
 
-function NumberedLines({ text, testId }: { text: string; testId: string }) {
+function NumberedLines({ text, testId, label }: { text: string; testId: string; label: string }) {
   const lines = text.replace(/\n$/, "").split("\n");
   const shown = lines.slice(0, PREVIEW_LINES);
   return (
-    <div className="code-view" data-testid={testId}>
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by Tab to scroll it by keyboard (WCAG 2.1.1).
+    <section className="code-view" data-testid={testId} tabIndex={0} aria-label={label}>
       <table className="code-lines">
         <tbody>
           {shown.map((line, i) => (
@@ -118,7 +126,7 @@ function NumberedLines({ text, testId }: { text: string; testId: string }) {
         </tbody>
       </table>
       {lines.length > shown.length && <p className="muted small">… {lines.length - shown.length} more lines (open the file in the workspace)</p>}
-    </div>
+    </section>
   );
 }
 
@@ -151,7 +159,7 @@ function FileCard({ name, toolCallId, status, args, result }: RenderProps<FileAr
       }
     >
       {text !== undefined && !failed ? (
-        <NumberedLines text={text} testId={isWrite ? "file-content" : "read-content"} />
+        <NumberedLines text={text} testId={isWrite ? "file-content" : "read-content"} label={`${isWrite ? "Written to" : "Read from"} ${args.path ?? "the file"}`} />
       ) : result !== undefined && failed ? (
         <pre className="tool-error" data-testid="tool-result">{result}</pre>
       ) : (
@@ -161,9 +169,10 @@ function FileCard({ name, toolCallId, status, args, result }: RenderProps<FileAr
   );
 }
 
-function DiffView({ rows }: { rows: readonly DiffRow[] }) {
+function DiffView({ rows, label }: { rows: readonly DiffRow[]; label: string }) {
   return (
-    <div className="diff" data-testid="diff">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by Tab to scroll it by keyboard (WCAG 2.1.1).
+    <section className="diff" data-testid="diff" tabIndex={0} aria-label={label}>
       <table className="code-lines">
         <tbody>
           {rows.map((r, i) =>
@@ -186,7 +195,7 @@ function DiffView({ rows }: { rows: readonly DiffRow[] }) {
           )}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 
@@ -223,7 +232,7 @@ function EditCard({ name, toolCallId, status, args, result }: RenderProps<EditAr
         )
       }
     >
-      {rows.length > 0 && <DiffView rows={rows} />}
+      {rows.length > 0 && <DiffView rows={rows} label={`Changes to ${args.path ?? "the file"}`} />}
       {artifact?.diffTruncated && <p className="muted small">The diff is cut; open the file for the rest.</p>}
       {failed && result !== undefined && <pre className="tool-error" data-testid="tool-result">{result}</pre>}
     </Card>

@@ -112,7 +112,8 @@ function FileViewer({ open, onClose }: { open: Open; onClose: () => void }) {
       ) : open.text === undefined ? (
         <p className="muted small">Loading…</p>
       ) : (
-        <pre className="viewer-text" data-testid="workspace-file-text">
+        // biome-ignore lint/a11y/noNoninteractiveTabindex lint/a11y/useSemanticElements: a scrolling region is reached by Tab to scroll it by keyboard (WCAG 2.1.1).
+        <pre className="viewer-text" data-testid="workspace-file-text" tabIndex={0} role="region" aria-label={`Contents of ${open.path}`}>
           {open.text}
         </pre>
       )}

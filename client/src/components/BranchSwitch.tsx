@@ -13,6 +13,7 @@ import {
 import { createContext, useContext, useEffect, useState } from "react";
 import type { BranchView } from "../useBranches.ts";
 import { MarkdownRenderer } from "./Markdown.tsx";
+import { RunFailedNotice } from "./Problems.tsx";
 
 export interface ChatMessages {
   branches: BranchView;
@@ -57,6 +58,7 @@ export function AssistantMessage(props: CopilotChatAssistantMessageProps) {
     <>
       <CopilotChatAssistantMessage {...props} markdownRenderer={MarkdownRenderer as never} {...(onRegenerate ? { onRegenerate: () => onRegenerate(props.message as Message) } : {})} />
       <BranchSwitch messageId={props.message.id} />
+      <RunFailedNotice messageId={props.message.id} />
     </>
   );
 }
@@ -78,6 +80,7 @@ export function UserMessage(props: CopilotChatUserMessageProps) {
         onClick={() => setRevealed(!revealed)}
       />
       <BranchSwitch messageId={props.message.id} />
+      <RunFailedNotice messageId={props.message.id} />
     </>
   );
 }

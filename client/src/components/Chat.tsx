@@ -17,6 +17,7 @@ import type { ChromeStatus } from "../status.ts";
 import { useBranches } from "../useBranches.ts";
 import { AssistantMessage, ChatContext, type ChatMessages, UserMessage } from "./BranchSwitch.tsx";
 import { Greeting } from "./Greeting.tsx";
+import { RefusedNotice, useRefusedRun, useResend } from "./Problems.tsx";
 import { FORK, useSteering } from "./steering.ts";
 import { UnsentNotice, useUnsent } from "./Unsent.tsx";
 
@@ -148,6 +149,8 @@ export function Chat() {
   // A run this page submitted is on its way (PENDING): it brings the thread up to date itself.
   useCatchUp(agent, copilotkit, detail, busy, opened && !branches.elsewhere && status !== "PENDING");
   const unsent = useUnsent(agent, busy, onSubmitted);
+  const [refused, setRefused] = useRefusedRun(agent);
+  const resend = useResend(agent, onSubmitted);
   const { regenerate, edit } = useSteering(agentId, branches.leave);
   const [editing, setEditing] = useState<Message | null>(null);
   // Steering starts a run: only when the thread could take a message (not while one runs).
@@ -183,6 +186,20 @@ export function Chat() {
       </ChatContext.Provider>
       <Greeting />
       {unsent && <UnsentNotice unsent={unsent} canSend={chrome.inputEnabled} />}
+      {refused && (
+        <RefusedNotice
+          refused={refused}
+          canSend={chrome.inputEnabled}
+          onResend={() => {
+            setRefused(null);
+            resend(refused.text);
+          }}
+          onDismiss={() => {
+            setRefused(null);
+            focusMessageInput();
+          }}
+        />
+      )}
       {editing && (
         <EditBox
           key={editing.id}

@@ -6,6 +6,7 @@
 import { type FormEvent, type ReactNode, useCallback, useEffect, useState } from "react";
 import { type AgentInfo, listAgents, UnauthorizedError } from "../api.ts";
 import { type KeyProblem, onUnauthorized, saveKey } from "../keys.ts";
+import { AppSkeleton } from "./Skeleton.tsx";
 
 const SAYS: Record<KeyProblem, string> = {
   missing: "This server needs an API key. Enter one of the keys in its API_KEYS setting.",
@@ -36,7 +37,7 @@ export function KeyGate({ children }: { children: (agents: AgentInfo[]) => React
   return (
     <>
       {agents && children(agents)}
-      {!agents && !problem && !failure && <div className="loading">Loading…</div>}
+      {!agents && !problem && !failure && <AppSkeleton />}
       {failure && !problem && (
         <div className="key-gate" data-testid="load-failure">
           <p>The server could not list its agents: {failure}</p>

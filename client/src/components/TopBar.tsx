@@ -4,7 +4,6 @@
  * banners, and the toggle of the side column. The browser tab is titled after the thread too.
  */
 import { useEffect } from "react";
-import type { WorkflowEvent } from "../api.ts";
 import type { DemoFeature } from "../demos/feature.ts";
 import type { Chrome, ChromeStatus } from "../status.ts";
 import { threadTitle } from "../thread-title.ts";
@@ -20,13 +19,12 @@ interface Props {
   archived: boolean;
   status: ChromeStatus;
   chrome: Chrome;
-  events: WorkflowEvent[];
   onNew(): void;
   nav: { expanded: boolean; onToggle(): void };
   side: { expanded: boolean; onToggle(): void; label: string };
 }
 
-export function TopBar({ demo, threadId, title, archived, status, chrome, events, onNew, nav, side }: Props) {
+export function TopBar({ demo, threadId, title, archived, status, chrome, onNew, nav, side }: Props) {
   const shown = threadTitle(title);
   useEffect(() => {
     document.title = `${shown} · Threadline`;
@@ -49,7 +47,7 @@ export function TopBar({ demo, threadId, title, archived, status, chrome, events
           Archived
         </span>
       )}
-      <StatusBar status={status} chrome={chrome} events={events} onNew={onNew} />
+      <StatusBar status={status} chrome={chrome} onNew={onNew} />
       <ThemeToggle />
       <DrawerToggle which="panels" label={side.label} expanded={side.expanded} onToggle={side.onToggle} />
     </header>
