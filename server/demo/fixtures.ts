@@ -13,6 +13,7 @@ import { z } from "zod";
 import { demoAgentFixtures } from "./scripts/index.ts";
 import { answeredCalls, captured, lastResultIs, lastRole, lastUserText, offers, parseObject, toolCall, type AnsweredCall } from "./request.ts";
 import { argsFor } from "./schema-args.ts";
+import { toolFailureFixtures } from "./tool-failures.ts";
 
 /** The default agent's backend tools, and the frontend tools the demo script knows. */
 export const DEMO_TOOLS = {
@@ -97,13 +98,22 @@ const PLAN_STEPS = ["Understand the goal", "Break it into steps", "Do the work",
 
 const COLORS = /\b(red|orange|yellow|green|blue|purple|pink|black|white|gr[ae]y|teal|navy|#[0-9a-f]{3,8})\b/i;
 
-const OFFLINE_ANSWER =
-  "Hi! I'm Threadline's built-in demo model: I run offline and answer from a fixed script, so there is no real AI " +
-  `behind this reply. Try "${DEMO_PROMPTS.weather}", "${DEMO_PROMPTS.tasks}", "${DEMO_PROMPTS.plan}", ` +
-  `"${DEMO_PROMPTS.reasoning}", "${DEMO_PROMPTS.background}", "${DEMO_PROMPTS.approval}" or ` +
-  `"${DEMO_PROMPTS.parallel}". To talk to a real model, set OPENAI_API_KEY (plus OPENAI_BASE_URL for any ` +
-  "OpenAI-compatible provider), or MODEL=anthropic:<model> with ANTHROPIC_API_KEY (the README lists every provider), " +
-  "and restart the server.";
+/**
+ * Markdown, as a real model's answers are: a list, inline code and a code block, so the offline
+ * demo shows the app's renderer (and a client that shows raw text still reads well).
+ */
+const OFFLINE_ANSWER = [
+  "Hi! I'm Threadline's built-in **demo model**: I run offline and answer from a fixed script, so there is no real AI behind this reply. Try:",
+  "",
+  ...(["weather", "tasks", "plan", "reasoning", "background", "approval", "parallel"] as const).map((t) => `- ${DEMO_PROMPTS[t]}`),
+  "",
+  "To talk to a real model, set `OPENAI_API_KEY` (plus `OPENAI_BASE_URL` for any OpenAI-compatible provider), or " +
+    "`MODEL=anthropic:<model>` with `ANTHROPIC_API_KEY` (the README lists every provider), and restart the server:",
+  "",
+  "```sh",
+  "OPENAI_API_KEY=sk-... npm start",
+  "```",
+].join("\n");
 
 function weatherLine(call: AnsweredCall): string {
   const r = parseObject(call.result) as Partial<WeatherResult>;
@@ -119,6 +129,17 @@ function weatherLine(call: AnsweredCall): string {
   return `In ${place} it is ${r.temperature}°C${feels}${conditions}${extra.length ? `, ${extra.join(", ")}` : ""}.`;
 }
 
+/** Two places or more: a table, one row each (a row the service could not fill says what it said). */
+function weatherTable(calls: AnsweredCall[]): string {
+  const rows = calls.map((call) => {
+    const r = parseObject(call.result) as Partial<WeatherResult>;
+    const place = r.location ?? String(call.args.location ?? "?");
+    if (typeof r.temperature !== "number") return `| ${place} | ? | ${call.result.replaceAll("|", "/")} |`;
+    return `| ${place} | ${r.temperature}°C | ${r.conditions ?? ""} |`;
+  });
+  return ["Here is the weather in each place:", "", "| Place | Temperature | Conditions |", "| --- | --- | --- |", ...rows].join("\n");
+}
+
 function approved(result: string): boolean {
   const parsed = parseObject(result);
   if (typeof parsed.approved === "boolean") return parsed.approved;
@@ -132,6 +153,9 @@ export function demoFixtures(): DemoFixture[] {
       response: { error: { message: "Simulated upstream failure (the demo model's failure phrase)", type: "server_error" }, status: 503 },
     },
 
+    // A tool that failed is said so, whichever agent called it (tool-failures.ts).
+    ...toolFailureFixtures(),
+
     // The feature demo agents (server/agents/demos): each is recognised by a tool only it is
     // offered, so their scripts go before the default agent's word triggers.
     ...demoAgentFixtures(),
@@ -139,9 +163,10 @@ export function demoFixtures(): DemoFixture[] {
     // Follow-ups: the request ends with a tool result.
     {
       match: { predicate: lastResultIs(DEMO_TOOLS.getWeather) },
-      response: (req) => ({
-        content: answeredCalls(req).filter((c) => c.name === DEMO_TOOLS.getWeather).map(weatherLine).join(" "),
-      }),
+      response: (req) => {
+        const calls = answeredCalls(req).filter((c) => c.name === DEMO_TOOLS.getWeather);
+        return { content: calls.length > 1 ? weatherTable(calls) : calls.map(weatherLine).join(" ") };
+      },
     },
     {
       match: { predicate: lastResultIs(DEMO_TOOLS.updateTasks) },
@@ -155,7 +180,8 @@ export function demoFixtures(): DemoFixture[] {
       match: { predicate: lastResultIs(DEMO_TOOLS.runPlan) },
       response: (req) => {
         const { goal, steps } = answeredCalls(req).at(-1)!.args as { goal?: string; steps?: string[] };
-        return { content: `All ${steps?.length ?? 0} steps of the plan to ${goal ?? "reach the goal"} are done.` };
+        const list = (steps ?? []).map((step, i) => `${i + 1}. ${step}`).join("\n");
+        return { content: `All ${steps?.length ?? 0} steps of the plan to ${goal ?? "reach the goal"} are done:${list ? `\n\n${list}` : ""}` };
       },
     },
     {

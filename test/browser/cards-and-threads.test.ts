@@ -2,7 +2,7 @@
  * Cards that keep what they showed, and the thread list, in the browser: two plans' cards each
  * show their own run's steps (live and after a reload); a coding edit card and a terminal card
  * show after a reload the hunk and the colours they showed live; the thread list titles threads
- * by their first message, renames, searches, archives and deletes them, and marks the one
+ * by their first message, renames, searches, archives and deletes them (after the Undo's time), and marks the one
  * waiting for an answer.
  */
 import type { Page } from "playwright-core";
@@ -115,11 +115,11 @@ describeBrowser("cards and the thread list in the browser", () => {
     await expect.poll(() => item(waiting).getAttribute("data-archived"), { timeout: 10_000 }).toBe("true");
     await screenshot(page, "46c-thread-list-archived");
 
-    // Delete it: asked twice.
-    await item(waiting).getByTestId("thread-delete").click();
-    expect(await item(waiting).getByTestId("thread-delete").textContent()).toBe("Delete for good?");
+    // Delete it: the row goes at once, the DELETE once its Undo is past (thread-list.test.ts: the Undo).
+    const deleted = page.waitForResponse((r) => r.request().method() === "DELETE" && r.url().includes(waiting), { timeout: 30_000 });
     await item(waiting).getByTestId("thread-delete").click();
     await expect.poll(() => item(waiting).count(), { timeout: 10_000 }).toBe(0);
+    expect((await deleted).status()).toBe(204);
     expect((await fetch(`${app.server.url}/api/threads/${waiting}`)).status).toBe(404);
     await page.close();
   });

@@ -82,7 +82,30 @@ describe("demo model", () => {
       JSON.stringify({ location: "Tokyo", temperature: 24, conditions: "Cloudy" }),
     ];
     const { text } = await turn(answered(first, calls, results));
-    expect(text).toBe("In Paris it is 18°C, sunny. In Tokyo it is 24°C, cloudy.");
+    // A markdown table, one row a place, so the offline demo shows the renderer's tables.
+    expect(text).toBe(
+      ["Here is the weather in each place:", "", "| Place | Temperature | Conditions |", "| --- | --- | --- |", "| Paris | 18°C | Sunny |", "| Tokyo | 24°C | Cloudy |"].join("\n"),
+    );
+  });
+
+  it("a failed tool: the answer says which and what it said, not the success follow-up", async () => {
+    const plan = user(DEMO_PROMPTS.plan);
+    const { calls } = await turn([plan]);
+    // What the engine sends the model for a tool that threw (server/engine/tool-task.ts).
+    const failed = JSON.stringify({ error: "run_plan failed: step 3 could not reach the build server" });
+    const { text } = await turn(answered(plan, calls, [failed]));
+    expect(text).toBe(
+      "That did not work: `run_plan` failed: step 3 could not reach the build server.\n\nI have not finished what you asked: try again, or ask for something else.",
+    );
+    expect(text).not.toContain("are done");
+
+    const both = user(DEMO_PROMPTS.parallel);
+    const { calls: two } = await turn([both]);
+    const { text: partly } = await turn(answered(both, two, [JSON.stringify({ location: "Paris", temperature: 18, conditions: "Sunny" }), JSON.stringify({ error: "get_weather failed: no such city" })]));
+    expect(partly).toBe("That did not work: `get_weather` failed: no such city.\n\nThe other call worked, but I have not finished what you asked: try again, or ask for something else.");
+
+    const denied = await turn(answered(plan, calls, [JSON.stringify({ approval: "denied", error: "The user did not approve run_plan." })]));
+    expect(denied.text).toMatch(/^That did not work: `run_plan` was not approved, so it did not run\./);
   });
 
   it("tasks: update_tasks with the whole list, the new task included, then a summary", async () => {
@@ -103,7 +126,10 @@ describe("demo model", () => {
     expect(calls).toMatchObject([{ name: DEMO_TOOLS.runPlan, args: { goal: "launch the website" } }]);
     expect((calls[0]!.args.steps as string[]).length).toBe(4);
     const { text: wrapUp } = await turn(answered(first, calls, ['{"completed":4}']));
-    expect(wrapUp).toBe("All 4 steps of the plan to launch the website are done.");
+    // A numbered list of the steps: markdown, as a real model's answer would be.
+    expect(wrapUp).toBe(
+      "All 4 steps of the plan to launch the website are done:\n\n1. Understand the goal\n2. Break it into steps\n3. Do the work\n4. Check the result",
+    );
   });
 
   it("think/reason: reasoning first, then the answer", async () => {
@@ -145,6 +171,10 @@ describe("demo model", () => {
     expect(text).toContain("demo model");
     expect(text).toContain("OPENAI_API_KEY");
     expect(text).toContain("OPENAI_BASE_URL");
+    // Markdown: a list of the prompts, the settings as inline code, the command as a code block.
+    expect(text).toContain(`\n- ${DEMO_PROMPTS.weather}\n`);
+    expect(text).toContain("`OPENAI_API_KEY`");
+    expect(text).toContain("```sh\nOPENAI_API_KEY=sk-... npm start\n```");
     expect(finish).toEqual({ type: "finish", reason: "stop", raw: "stop" });
   });
 

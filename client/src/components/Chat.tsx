@@ -18,6 +18,7 @@ import { useBranches } from "../useBranches.ts";
 import { AssistantMessage, ChatContext, type ChatMessages, UserMessage } from "./BranchSwitch.tsx";
 import { Greeting } from "./Greeting.tsx";
 import { RefusedNotice, useRefusedRun, useResend } from "./Problems.tsx";
+import { ReasoningHeader } from "./ReasoningHeader.tsx";
 import { FORK, useSteering } from "./steering.ts";
 import { UnsentNotice, useUnsent } from "./Unsent.tsx";
 
@@ -176,7 +177,7 @@ export function Chat() {
             input={GatedInput as unknown as typeof CopilotChatInput}
             welcomeScreen={false}
             messageView={{
-              reasoningMessage: { "data-testid": "reasoning-message" } as object,
+              reasoningMessage: { "data-testid": "reasoning-message", header: ReasoningHeader } as object,
               assistantMessage: AssistantMessage as never,
               userMessage: UserMessage as never,
             }}

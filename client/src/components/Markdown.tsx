@@ -1,11 +1,13 @@
 /**
  * The assistant message's markdown: CopilotKit's own renderer (streamdown), drawn again once
  * KaTeX has arrived for a message with math (client/src/markdown/rehype-katex-lazy.ts), since
- * streamdown keeps a rendered block until its text changes.
+ * streamdown keeps a rendered block until its text changes. Its look in the app's palette, inline
+ * code without backticks: markdown/markdown.css.
  */
 import { CopilotChatAssistantMessage } from "@copilotkit/react-core/v2";
 import { type ComponentProps, useSyncExternalStore } from "react";
 import { katexLoaded, onKatexLoaded } from "../markdown/rehype-katex-lazy.ts";
+import "../markdown/markdown.css";
 
 type Props = ComponentProps<typeof CopilotChatAssistantMessage.MarkdownRenderer>;
 
