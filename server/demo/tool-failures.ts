@@ -1,10 +1,12 @@
 /**
  * The demo model's answer when a tool it called failed: it says which and what the tool said,
  * rather than the follow-up it gives a success ("All 4 steps of the plan … are done" after a
- * run_plan that threw). A failed call's result is what the engine sends the model for it
- * (server/engine/tool-task.ts, recordResult): a JSON object whose `error` is the message, with
- * `approval: "denied"` when the person said no. Tried before every other follow-up, the feature
- * demos' included, since none of those answers is true of a call that failed.
+ * run_plan that threw). A failed call's result is what the engine sends the model for it: its
+ * error in words on the first line ("Error: <message>", server/models/from-agui.ts, for a
+ * backend tool that threw and a frontend tool that failed alike), then what the tool message
+ * holds (server/engine/tool-task.ts: JSON with the `error`, and `approval: "denied"` when the
+ * person said no). A result that is only that JSON counts too. Tried before every other
+ * follow-up, the feature demos' included, since none of those answers is true of a failed call.
  */
 import type { DemoChatRequest, DemoFixture } from "./fixture.ts";
 import { type AnsweredCall, answeredCalls, parseObject } from "./request.ts";
@@ -19,8 +21,10 @@ interface Failed {
 export function failedCalls(req: DemoChatRequest): Failed[] {
   if (req.messages.at(-1)?.role !== "tool") return [];
   return answeredCalls(req).flatMap((call: AnsweredCall) => {
-    const result = parseObject(call.result);
-    return typeof result.error === "string" ? [{ name: call.name, error: result.error, denied: result.approval === "denied" }] : [];
+    const said = /^Error: (.*)/.exec(call.result);
+    const result = parseObject(said ? call.result.slice(said[0].length).trim() : call.result);
+    const error = said?.[1] ?? (typeof result.error === "string" ? result.error : undefined);
+    return error === undefined ? [] : [{ name: call.name, error, denied: result.approval === "denied" }];
   });
 }
 

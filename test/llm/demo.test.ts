@@ -42,8 +42,8 @@ async function turn(messages: Message[], tools = allTools) {
 
 const user = (content: string): Message => ({ id: `u-${content}`, role: "user", content });
 
-/** The conversation after a tool-calling turn and the results the tools gave. */
-function answered(first: Message, calls: { id: string; name: string; args: object }[], results: string[]): Message[] {
+/** The conversation after a tool-calling turn and the results the tools gave (`error`: the tool failed, as the engine records it). */
+function answered(first: Message, calls: { id: string; name: string; args: object }[], results: (string | { content: string; error: string })[]): Message[] {
   return [
     first,
     {
@@ -51,7 +51,10 @@ function answered(first: Message, calls: { id: string; name: string; args: objec
       role: "assistant",
       toolCalls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })),
     },
-    ...calls.map((c, i): Message => ({ id: `t${i}`, role: "tool", toolCallId: c.id, content: results[i]! })),
+    ...calls.map((c, i): Message => {
+      const r = results[i]!;
+      return typeof r === "string" ? { id: `t${i}`, role: "tool", toolCallId: c.id, content: r } : { id: `t${i}`, role: "tool", toolCallId: c.id, ...r };
+    }),
   ];
 }
 
@@ -91,8 +94,9 @@ describe("demo model", () => {
   it("a failed tool: the answer says which and what it said, not the success follow-up", async () => {
     const plan = user(DEMO_PROMPTS.plan);
     const { calls } = await turn([plan]);
-    // What the engine sends the model for a tool that threw (server/engine/tool-task.ts).
-    const failed = JSON.stringify({ error: "run_plan failed: step 3 could not reach the build server" });
+    // What the engine records for a tool that threw (server/engine/tool-task.ts): the error, and the content the model reads after it.
+    const error = "run_plan failed: step 3 could not reach the build server";
+    const failed = { content: JSON.stringify({ error }), error };
     const { text } = await turn(answered(plan, calls, [failed]));
     expect(text).toBe(
       "That did not work: `run_plan` failed: step 3 could not reach the build server.\n\nI have not finished what you asked: try again, or ask for something else.",
@@ -101,10 +105,11 @@ describe("demo model", () => {
 
     const both = user(DEMO_PROMPTS.parallel);
     const { calls: two } = await turn([both]);
-    const { text: partly } = await turn(answered(both, two, [JSON.stringify({ location: "Paris", temperature: 18, conditions: "Sunny" }), JSON.stringify({ error: "get_weather failed: no such city" })]));
+    const { text: partly } = await turn(answered(both, two, [JSON.stringify({ location: "Paris", temperature: 18, conditions: "Sunny" }), { content: JSON.stringify({ error: "get_weather failed: no such city" }), error: "get_weather failed: no such city" }]));
     expect(partly).toBe("That did not work: `get_weather` failed: no such city.\n\nThe other call worked, but I have not finished what you asked: try again, or ask for something else.");
 
-    const denied = await turn(answered(plan, calls, [JSON.stringify({ approval: "denied", error: "The user did not approve run_plan." })]));
+    const no = "The user did not approve run_plan.";
+    const denied = await turn(answered(plan, calls, [{ content: JSON.stringify({ approval: "denied", error: no }), error: no }]));
     expect(denied.text).toMatch(/^That did not work: `run_plan` was not approved, so it did not run\./);
   });
 
