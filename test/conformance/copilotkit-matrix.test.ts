@@ -151,7 +151,7 @@ describe.each(backends())("CopilotKit core, headless, through each door [%s]", (
       clean(s);
       const streamed = ofType(s.events, "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
       expect(ofType(s.events, "TEXT_MESSAGE_CONTENT").length).toBeGreaterThan(1);
-      expect(streamed).toContain("built-in demo model");
+      expect(streamed).toContain("built-in **demo model**");
       expect(s.agent.messages.map((m) => [m.role, m.content])).toEqual([["user", "Hello there"], ["assistant", streamed]]);
       expect(s.finishes.map((f) => f.outcome)).toEqual(["success"]);
       const view = await thread(s.agent.threadId);
@@ -255,7 +255,7 @@ describe.each(backends())("CopilotKit core, headless, through each door [%s]", (
       expect(s.agent.messages.map((m) => m.id)).toEqual(view.messages.map((m) => m.id));
       expect(view.messages.map((m) => m.id)).not.toContain(old.id);
       expect(view.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-      expect(s.reply()).toContain("built-in demo model");
+      expect(s.reply()).toContain("built-in **demo model**");
       expect((await thread(s.agent.threadId, "?branch=main")).messages.map((m) => m.id)).toContain(old.id);
     });
 
