@@ -14,6 +14,7 @@ import { compareFrameIds } from "../../protocol/frames.ts";
 import { createPostgresStore } from "../../server/store/postgres.ts";
 import type { EventStore } from "../../server/store/types.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "./scripted-upstream.ts";
+import { TEST_READ_TIMEOUT_MS } from "./test-bounds.ts";
 import { spawnServer, type ServerProcess, type ToolLogLine } from "./server-process.ts";
 import { sweepIntervalMs } from "../../server/engine/engine.ts";
 import { postSse, type SseFrame, type SseStream } from "./sse-client.ts";
@@ -162,7 +163,7 @@ export async function startCluster(url: string = DATABASE_URL!): Promise<Cluster
           OPENAI_BASE_URL: upstream.url,
           OPENAI_API_KEY: "test",
           LEASE_TTL_MS: String(LEASE_TTL_MS),
-          LLM_READ_TIMEOUT_MS: "20000",
+          LLM_READ_TIMEOUT_MS: String(TEST_READ_TIMEOUT_MS),
           CHILD_AGENTS: "default,slowtool,strict",
           CHILD_INSTANCE_ID: name,
           CHILD_TOOL_LOG: toolLog,

@@ -99,7 +99,9 @@ function installExitHook(): void {
 /**
  * How long a spawned server may take to print "listening": its TypeScript loads through tsx,
  * then it migrates and probes the database. At 30 s a start on a loaded 2-core machine (CPU
- * pressure at 99%) did not make it, stalled between its first log lines and "listening".
+ * pressure at 99%) did not make it, stalled between its first log lines and "listening". A start
+ * costs 4.4-4.6 s of CPU (docs/startup.md): at a tenth of a core that is 46 s, inside this bound.
+ * Rejected: a longer bound, which every hook and test that spawns would have to outgrow.
  */
 export const SPAWN_READY_BOUND_MS = 60_000;
 

@@ -18,6 +18,7 @@ import { createThreadline, type Threadline } from "../../server/threadline.ts";
 import { removeTestDataDir, testDataDir } from "./data-dirs.ts";
 import { freshClusterFiles } from "./pglite.ts";
 import { testSchema } from "./schemas.ts";
+import { TEST_READ_TIMEOUT_MS } from "./test-bounds.ts";
 
 export type BackendName = "pglite" | "postgres";
 
@@ -96,7 +97,7 @@ async function startIn(dataDir: string, opts: TestServerOptions): Promise<TestSe
     // machine can take seconds to accept a loopback connection; the tests about timeouts set their own.
     LLM_MAX_RETRIES: "0",
     LLM_CONNECT_TIMEOUT_MS: "30000",
-    LLM_READ_TIMEOUT_MS: String(opts.readTimeoutMs ?? 10_000),
+    LLM_READ_TIMEOUT_MS: String(opts.readTimeoutMs ?? TEST_READ_TIMEOUT_MS),
     ...opts.env,
   });
   let threadline: Threadline | undefined;
