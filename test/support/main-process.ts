@@ -42,10 +42,14 @@ export interface MainProcess {
   kill(signal?: "SIGTERM" | "SIGKILL"): Promise<MainExit>;
 }
 
-export function spawnMain(env: Record<string, string | undefined>): MainProcess {
+/**
+ * `args`: what Node runs instead of server/main.ts through tsx (the Dockerfile's CMD runs the
+ * built dist/server/main.js).
+ */
+export function spawnMain(env: Record<string, string | undefined>, args: readonly string[] = ["--import", "tsx", MAIN]): MainProcess {
   const spawnedAt = performance.now();
   let firstLineAt: number | undefined;
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: childEnv({ HOST: "127.0.0.1", PORT: "0", ...env }),
     stdio: ["ignore", "pipe", "pipe"],
