@@ -7,7 +7,7 @@ import { createThreadline, type Threadline } from "./threadline.ts";
 // The logger before the configuration: a configuration that does not parse is reported as a log
 // line too (at the default level when LOG_LEVEL is itself what is wrong).
 const level = ConfigSchema.shape.LOG_LEVEL.safeParse(process.env.LOG_LEVEL);
-const logger = createLogger(level.success ? level.data : "info");
+const logger = createLogger(level.success ? level.data : "info", { pretty: process.stdout.isTTY === true });
 
 /**
  * A start that failed: a StartupError is its sentence at error level (the stack and the

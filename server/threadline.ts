@@ -204,7 +204,7 @@ interface Parts {
 
 function wire(opts: ThreadlineOptions): Parts {
   const config = resolveConfig(opts);
-  const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
+  const logger = opts.logger ?? createLogger(config.LOG_LEVEL, { pretty: process.stdout.isTTY === true });
   const metrics = createMetrics();
   const closers: (() => Promise<void>)[] = [];
   const listening: { port?: number } = {};
