@@ -29,7 +29,7 @@ function prose(markdown: string): string[] {
  * every character that is not a letter, a mark, a digit, `_`, `-` or a space dropped, each space
  * a `-`; a repeated id gets `-1`, `-2`, … in page order.
  */
-export function headingIds(markdown: string): Set<string> {
+function headingIds(markdown: string): Set<string> {
   const ids = new Set<string>();
   const seen = new Map<string, number>();
   for (const line of prose(markdown)) {
