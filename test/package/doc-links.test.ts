@@ -99,6 +99,14 @@ describe("links of the README and docs/*.md", () => {
     expect(brokenBecause({ page: "README.md", line: 0, url: "docs/no-such-page.md" })).toMatch(/does not exist/);
   });
 
+  it("keeps the README the front door (issue 35): at most 300 lines, and every docs page listed in docs/README.md", () => {
+    const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    expect(readme.split("\n").length).toBeLessThanOrEqual(300);
+    const index = readFileSync(path.join(ROOT, "docs/README.md"), "utf8");
+    const unlisted = PAGES.filter((p) => p.startsWith("docs/") && p !== "docs/README.md" && !index.includes(`](${path.basename(p)})`));
+    expect(unlisted).toEqual([]);
+  });
+
   it.each(PAGES)("%s: every relative link reaches an existing file, and every #anchor a heading of it", (page) => {
     const broken = relativeLinks(page).flatMap((link) => {
       const why = brokenBecause(link);
