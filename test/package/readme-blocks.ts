@@ -2,12 +2,12 @@
  * The manual's fenced code blocks (README.md, docs/*.md) and how each is checked. A block is
  * checked when the line before it (blank lines aside) is a marker `<!-- check: <how> -->`:
  *
- *   install              sh: the README app's install, run as printed in a fresh `npm init -y`
- *                        project; its installed size and package count are measured
+ *   install              sh: the getting-started app's install, run as printed in a fresh
+ *                        `npm init -y` project; its installed size and package count are measured
  *   install-typescript   sh: run as printed before the type-check
  *   install-copilotkit   sh: run as printed before the CopilotKit door is checked working
- *   app                  ts: the README app, type-checked, run with tsx (CommonJS project) and
- *                        as app.mjs with node, and asked the `ask` block's question
+ *   app                  ts: the getting-started app, type-checked, run with tsx (CommonJS
+ *                        project) and as app.mjs with node, and asked the `ask` block's question
  *   ask                  sh: a curl to the app, whose path and body the test sends
  *   copilotkit-app       ts: run before install-copilotkit (it must say what to install) and after
  *                        (its runtime must answer); type-checked
