@@ -3,7 +3,7 @@
  * twice and the thread three times per load), and the first paint is the page's skeleton and
  * "Loading…", not a blank page, before any script has run and while the runtime has not
  * answered. The time to a usable input under 4x CPU throttling is measured and printed (the
- * figures are in the README), never asserted.
+ * figures are in docs/app.md), never asserted.
  */
 import { loadavg } from "node:os";
 import type { Page, Request } from "playwright-core";

@@ -73,7 +73,7 @@ interface DoorSpec {
 const THREADLINE: DoorSpec = { label: "/api/copilotkit" };
 const app = (kind: AppRuntimeKind, agent: AppAgentVersion): DoorSpec => ({ label: `app ${kind} + HttpAgent ${agent}`, app: { kind, agent } });
 const APP_DOORS = [app("v1", "0.0.59"), app("v1", "1.0.0"), app("v2", "0.0.59"), app("v2", "1.0.0")];
-/** What the README advises an app with a 1.0.0 HttpAgent to give its runtime. */
+/** What docs/compatibility.md advises an app with a 1.0.0 HttpAgent to give its runtime. */
 const CAPPED_DOOR = app("v2", CAPPED);
 
 type Combo = [CoreVersion, DoorSpec];

@@ -115,7 +115,7 @@ describe.skipIf(unavailable !== null)("shards move while runs stream (a worker a
     expect(new Set(before.map((p) => p.nodeport))).toEqual(new Set([5452, 5453]));
     for (const r of requests) r.release();
 
-    // The operator's recipe (README, Deploying): add the worker, rebalance, wait.
+    // The operator's recipe (docs/deploying.md): add the worker, rebalance, wait.
     const started = Date.now();
     const marks: string[] = [];
     const mark = (what: string) => marks.push(`${what} ${Date.now() - started}`);

@@ -1,7 +1,9 @@
 /**
- * The package as a reader of the README gets it. A scratch project made by `npm init -y` and
+ * The package as a reader of the manual gets it. A scratch project made by `npm init -y` and
  * nothing else (npm 11 writes `"type": "commonjs"`), the tarball `npm pack` writes put next to
- * it, and then the README's blocks as printed (readme-blocks.ts says how each is marked):
+ * it, and then the blocks of the README and docs/*.md as printed (readme-blocks.ts says how each
+ * is marked; the install, app and CopilotKit ones are in docs/getting-started.md, the durable
+ * recipes in docs/durable-threads.md):
  * - the install block is run, and the installed size and package count measured against the
  *   bounds below (CopilotKit's runtime is not part of it: an optional peer);
  * - the app block is saved as app.ts and run with tsx (CommonJS, as the project is), and saved as
@@ -38,7 +40,7 @@ import { pythonWithFastApi } from "../support/python.ts";
 import { pythonUnavailable } from "../support/remote-agui.ts";
 import { testSchema } from "../support/schemas.ts";
 import { isType, postSse } from "../support/sse-client.ts";
-import { curlRequest, type ReadmeBlock, readmeBlocks, shellCommands, theBlock } from "./readme-blocks.ts";
+import { curlRequest, manualBlocks, type ReadmeBlock, readmeBlocks, shellCommands, theBlock } from "./readme-blocks.ts";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -50,10 +52,10 @@ const INSTALL_TIMEOUT_MS = 600_000;
 const APP_START_TIMEOUT_MS = 120_000;
 
 /**
- * Bounds on the README app's install, as `du` counts it (allocated blocks) and as npm counts
- * packages (its hidden lockfile). pino-pretty, the logs on a terminal (pino's own transport),
- * brings 14 packages (about 1.8 MB: pino-pretty 0.9 MB, fast-copy, minimist, help-me and their
- * like). Before it, measured on Node 20 / npm 11: 72.2 MB and 129 packages since
+ * Bounds on the getting-started app's install, as `du` counts it (allocated blocks) and as npm
+ * counts packages (its hidden lockfile). pino-pretty, the logs on a terminal (pino's own
+ * transport), brings 14 packages (about 1.8 MB: pino-pretty 0.9 MB, fast-copy, minimist, help-me
+ * and their like). Before it, measured on Node 20 / npm 11: 72.2 MB and 129 packages since
  * ajv and ajv-formats check interrupt answers against their JSON Schema (3.2 MB, 6 packages:
  * ajv 2.5 MB with its four dependencies); before them 69.0 MB and 123 packages, of
  * which PGlite is 26.1 MB, zod 8.2 MB, this package 6.2 MB (the bundled web app once, as Brotli),
@@ -70,13 +72,12 @@ const APP_START_TIMEOUT_MS = 120_000;
 const INSTALL_MAX_MB = 78;
 const INSTALL_MAX_PACKAGES = 146;
 
-const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
-const { blocks } = readmeBlocks(README);
+const { blocks } = manualBlocks(ROOT);
 const REMOTE_DOC = "docs/remote-agents.md";
-const remoteDocBlocks = readmeBlocks(readFileSync(path.join(ROOT, REMOTE_DOC), "utf8")).blocks;
+const remoteDocBlocks = readmeBlocks(readFileSync(path.join(ROOT, REMOTE_DOC), "utf8"), REMOTE_DOC).blocks;
 const repoPackage = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { name: string; version: string };
 
-/** Environment variables of this process that would change what the README's app does. */
+/** Environment variables of this process that would change what the manual's app does. */
 const APP_ENV_OVERRIDES = /^(OPENAI_|ANTHROPIC_|GOOGLE_|OPENROUTER_|OLLAMA_|MODEL$|DATABASE_|DATA_DIR$|PORT$|API_KEYS$|WORKSPACE_ROOT$|LOG_LEVEL$)/;
 function appEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !APP_ENV_OVERRIDES.test(k)));
@@ -152,7 +153,7 @@ interface App {
 }
 
 /**
- * Starts an app and resolves once it prints that it listens (the README's apps do), or rejects
+ * Starts an app and resolves once it prints that it listens (the manual's apps do), or rejects
  * with its output if it exits first.
  */
 async function startApp(command: string[], cwd: string, env: Record<string, string>): Promise<App> {
@@ -228,7 +229,7 @@ async function failingApp(command: string[], cwd: string, env: Record<string, st
 const skipReason = process.env.PACKAGE_TARBALL ? null : await npmCanReachRegistry();
 if (skipReason) console.warn(`test/package skipped: ${skipReason}`);
 
-describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y project${skipReason ? ` (skipped: ${skipReason})` : ""}`, () => {
+describe.skipIf(skipReason !== null)(`the manual, as printed, in an npm init -y project${skipReason ? ` (skipped: ${skipReason})` : ""}`, () => {
   let work: string;
   let scratch: string;
   let installOutput: string;
@@ -246,17 +247,17 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     scratch = path.join(work, "app");
     mkdirSync(scratch);
     await run(NPM, ["init", "-y"], { cwd: scratch });
-    // The tarball under the name `npm pack` gives it, where the README's install line looks.
+    // The tarball under the name `npm pack` gives it, where the manual's install line looks.
     const tarballName = `${repoPackage.name}-${repoPackage.version}.tgz`;
     if (process.env.PACKAGE_TARBALL) copyFileSync(process.env.PACKAGE_TARBALL, path.join(scratch, tarballName));
     else await run(NPM, ["pack", "--pack-destination", scratch], { cwd: ROOT, timeout: INSTALL_TIMEOUT_MS, maxBuffer: 64 << 20 });
     installOutput = await runShellBlock(theBlock(blocks, "install"), scratch);
     installed = installedSize(scratch);
-    console.info(`the README app's install: ${installed.mb.toFixed(1)} MB in node_modules, ${installed.packages} packages; largest (MB): ${installed.largest.join(", ")}`);
+    console.info(`the getting-started app's install: ${installed.mb.toFixed(1)} MB in node_modules, ${installed.packages} packages; largest (MB): ${installed.largest.join(", ")}`);
     writeFileSync(path.join(scratch, "app.ts"), theBlock(blocks, "app").code);
     writeFileSync(path.join(scratch, "app.mjs"), theBlock(blocks, "app").code);
     writeFileSync(path.join(scratch, "copilotkit-app.ts"), theBlock(blocks, "copilotkit-app").code);
-    // The names the README tells a reader to save them under.
+    // The names the manual tells a reader to save them under.
     writeFileSync(path.join(scratch, "remote.ts"), theBlock(blocks, "run-remote").code);
     writeFileSync(path.join(scratch, "runtime.ts"), theBlock(blocks, "run-runner").code);
   }, 2 * INSTALL_TIMEOUT_MS);
@@ -358,8 +359,8 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
   });
 
   describe.each([
-    { name: "the README's app as app.ts, run with tsx in the CommonJS project", command: () => [TSX, "app.ts"] },
-    { name: "the README's app as app.mjs, run with node", command: () => ["app.mjs"] },
+    { name: "the manual's app as app.ts, run with tsx in the CommonJS project", command: () => [TSX, "app.ts"] },
+    { name: "the manual's app as app.mjs, run with node", command: () => ["app.mjs"] },
   ])("$name", ({ command }) => {
     let app: App;
 
@@ -376,7 +377,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
       expect(await (await fetch(`${app.url}/readyz`)).json()).toMatchObject({ ok: true });
     });
 
-    it("answers the README's question with the README's tool, through the offline demo model", async () => {
+    it("answers the manual's question with the manual's tool, through the offline demo model", async () => {
       const { path: route, body } = curlRequest(theBlock(blocks, "ask").code);
       const stream = await postSse(`${app.url}${route}`, body);
       const frames = (await stream.done).map((f) => f.event);
@@ -417,7 +418,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
   });
 
   const noPython = pythonUnavailable();
-  describe.skipIf(noPython !== undefined)(`the README's remoteAgent recipe as remote.ts, run with tsx in front of ${REMOTE_DOC}'s Python example${noPython ? ` (skipped: ${noPython})` : ""}`, () => {
+  describe.skipIf(noPython !== undefined)(`the manual's remoteAgent recipe as remote.ts, run with tsx in front of ${REMOTE_DOC}'s Python example${noPython ? ` (skipped: ${noPython})` : ""}`, () => {
     let remote: Awaited<ReturnType<typeof startPythonExample>>;
     let app: App;
 
@@ -434,7 +435,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
       await remote?.stop();
     });
 
-    it("answers the README's question with the remote's answer, streamed through Threadline to RUN_FINISHED; a reload reads it from the log", async () => {
+    it("answers the manual's question with the remote's answer, streamed through Threadline to RUN_FINISHED; a reload reads it from the log", async () => {
       const { path: route, body } = curlRequest(theBlock(blocks, "ask-remote").code);
       const { threadId, messages } = body as { threadId: string; messages: { content: string }[] };
       const question = messages[0]!.content;
@@ -446,7 +447,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
       expect(frames.findLast(isType("STATE_SNAPSHOT"))?.event.snapshot).toEqual({ turns: 1 }); // the remote's, after Threadline's first
       expect(terminals(frames).map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
       expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
-      // A reload, as the README's prose prints it, and a connect without a cursor: from the log.
+      // A reload, as the manual's prose prints it, and a connect without a cursor: from the log.
       const thread = await fetch(`${app.url}/api/threads/${threadId}`);
       expect(thread.status).toBe(200);
       expect(await thread.json()).toMatchObject({
@@ -482,7 +483,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
       expect(output).toContain("npm install @copilotkit/runtime@1.75");
     }, APP_START_TIMEOUT_MS);
 
-    it("after the README's install, serves CopilotKit's runtime, running the agent through Threadline", async () => {
+    it("after the manual's install, serves CopilotKit's runtime, running the agent through Threadline", async () => {
       await runShellBlock(theBlock(blocks, "install-copilotkit"), scratch);
       const app = await startApp([TSX, "copilotkit-app.ts"], scratch, database());
       try {
@@ -506,7 +507,7 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
       }
     }, INSTALL_TIMEOUT_MS + APP_START_TIMEOUT_MS);
 
-    it("runs the README's own-runtime recipe as runtime.ts: BuiltInAgent's answer streams through Threadline's runner into the log, per tenant", async () => {
+    it("runs the manual's own-runtime recipe as runtime.ts: BuiltInAgent's answer streams through Threadline's runner into the log, per tenant", async () => {
       const ANSWER = "Each word of this answer was written to the thread's log as it streamed.";
       // BuiltInAgent's "openai/…" is @ai-sdk/openai's default model, on OpenAI's Responses API:
       // aimock serves it (POST /v1/responses) from the same fixtures as chat completions.
@@ -526,8 +527,8 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
         COPILOTKIT_TELEMETRY_DISABLED: "true",
       });
       try {
-        const door: Door = { label: "the README's runtime.ts", runtimeUrl: `${app.url}/api/copilotkit`, transport: "rest" };
-        // The README's keys.
+        const door: Door = { label: "the manual's runtime.ts", runtimeUrl: `${app.url}/api/copilotkit`, transport: "rest" };
+        // The manual's keys.
         const acme = { authorization: "Bearer key-of-acme" };
         const globex = { authorization: "Bearer key-of-globex" };
         expect((await fetch(`${door.runtimeUrl}/info`)).status).toBe(401);
@@ -583,8 +584,10 @@ describe.skipIf(skipReason !== null)(`the README, as printed, in an npm init -y 
     if (extra.length > 0) await run(NPM, ["install", ...extra], { cwd: scratch, timeout: INSTALL_TIMEOUT_MS, maxBuffer: 64 << 20 });
     const files = ["app.ts", "copilotkit-app.ts", "remote.ts", "runtime.ts"];
     for (const b of blocks.filter((b) => b.check?.kind === "typecheck")) {
-      files.push(`block-line-${b.line}.ts`);
-      writeFileSync(path.join(scratch, `block-line-${b.line}.ts`), b.code);
+      // Named by page and line, so that a tsc error says where the block is printed.
+      const name = `block-${b.file.replace(/\.md$/, "").replace(/\W+/g, "-")}-line-${b.line}.ts`;
+      files.push(name);
+      writeFileSync(path.join(scratch, name), b.code);
     }
     // What a user's tsconfig needs for this project: Node's resolution (the package's exports),
     // strict; library declarations not checked (tsc --init's default: PGlite's need Emscripten's).

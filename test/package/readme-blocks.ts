@@ -1,13 +1,13 @@
 /**
- * The README's fenced code blocks and how each is checked. A block is checked when the line
- * before it (blank lines aside) is a marker `<!-- check: <how> -->`:
+ * The manual's fenced code blocks (README.md, docs/*.md) and how each is checked. A block is
+ * checked when the line before it (blank lines aside) is a marker `<!-- check: <how> -->`:
  *
- *   install              sh: the README app's install, run as printed in a fresh `npm init -y`
- *                        project; its installed size and package count are measured
+ *   install              sh: the getting-started app's install, run as printed in a fresh
+ *                        `npm init -y` project; its installed size and package count are measured
  *   install-typescript   sh: run as printed before the type-check
  *   install-copilotkit   sh: run as printed before the CopilotKit door is checked working
- *   app                  ts: the README app, type-checked, run with tsx (CommonJS project) and
- *                        as app.mjs with node, and asked the `ask` block's question
+ *   app                  ts: the getting-started app, type-checked, run with tsx (CommonJS
+ *                        project) and as app.mjs with node, and asked the `ask` block's question
  *   ask                  sh: a curl to the app, whose path and body the test sends
  *   copilotkit-app       ts: run before install-copilotkit (it must say what to install) and after
  *                        (its runtime must answer); type-checked
@@ -24,12 +24,18 @@
  *   typecheck with <p…>  ts: the same, after installing the packages named
  *   skip: <reason>       not checked, for the reason given
  *
- * Every ts/js block must carry one (test/package/readme-blocks.test.ts); package.test.ts runs them.
- * The parser reads any Markdown: docs/remote-agents.md marks its copies of the recipes and the
- * Python remote they run against the same way.
+ * Every ts/js block of the manual (README.md and docs/*.md) must carry one
+ * (test/package/readme-blocks.test.ts); package.test.ts runs them. Each kind but typecheck and skip
+ * is printed once in the manual, wherever a reader meets it (docs/getting-started.md,
+ * docs/durable-threads.md); docs/remote-agents.md marks its copies of the recipes and the Python
+ * remote they run against the same way, and is read apart (MANUAL_COPIES).
  */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 
 export interface ReadmeBlock {
+  /** The page it is printed in, relative to the repository (README.md, docs/…). */
+  file: string;
   lang: string;
   code: string;
   /** 1-based line of the opening fence. */
@@ -80,7 +86,7 @@ export interface ParsedReadme {
   problems: string[];
 }
 
-export function readmeBlocks(readme: string): ParsedReadme {
+export function readmeBlocks(readme: string, file = "README.md"): ParsedReadme {
   const lines = readme.split("\n");
   const blocks: ReadmeBlock[] = [];
   const problems: string[] = [];
@@ -101,7 +107,7 @@ export function readmeBlocks(readme: string): ParsedReadme {
       const body: string[] = [];
       let j = i + 1;
       while (j < lines.length && lines[j]!.trim() !== "```") body.push(lines[j++]!.slice(indent.length));
-      blocks.push({ lang: open[2]!, code: `${body.join("\n")}\n`, line: i + 1, check: pending?.check });
+      blocks.push({ file, lang: open[2]!, code: `${body.join("\n")}\n`, line: i + 1, check: pending?.check });
       pending = undefined;
       i = j;
       continue;
@@ -116,7 +122,7 @@ export function readmeBlocks(readme: string): ParsedReadme {
 }
 
 /** The one block with this check; throws when there is none or more than one. */
-export function theBlock(blocks: ReadmeBlock[], kind: Check["kind"], file = "README.md"): ReadmeBlock {
+export function theBlock(blocks: ReadmeBlock[], kind: Check["kind"], file = "the manual"): ReadmeBlock {
   const found = blocks.filter((b) => b.check?.kind === kind);
   if (found.length !== 1) throw new Error(`${file} has ${found.length} blocks marked <!-- check: ${kind} -->; expected one`);
   return found[0]!;
@@ -138,4 +144,28 @@ export function curlRequest(code: string): { path: string; body: unknown } {
   const data = /-d\s+'([^']*)'/.exec(command)?.[1];
   if (!url || data === undefined) throw new Error(`the block is not a curl with a localhost URL and -d '<json>': ${command}`);
   return { path: url, body: JSON.parse(data) as unknown };
+}
+
+/** Pages that print copies of blocks the manual prints (checked equal), read apart from it. */
+export const MANUAL_COPIES = new Set(["docs/remote-agents.md"]);
+
+/** The manual's pages, relative to the repository: the README, then docs/*.md by name. */
+export function manualPages(root: string): string[] {
+  const docs = readdirSync(path.join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`);
+  return ["README.md", ...docs];
+}
+
+/** The blocks of these pages (by default the manual less its copies), problems named by page. */
+export function manualBlocks(root: string, pages = manualPages(root).filter((p) => !MANUAL_COPIES.has(p))): ParsedReadme {
+  const blocks: ReadmeBlock[] = [];
+  const problems: string[] = [];
+  for (const page of pages) {
+    const parsed = readmeBlocks(readFileSync(path.join(root, page), "utf8"), page);
+    blocks.push(...parsed.blocks);
+    problems.push(...parsed.problems.map((p) => `${page}: ${p}`));
+  }
+  return { blocks, problems };
 }

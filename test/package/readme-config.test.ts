@@ -1,8 +1,9 @@
 /**
- * The README documents every setting and every export, so that a variable or an export added
- * to the code without a line in the manual fails here rather than going unseen. The sources of
- * truth are the code: the zod schema of the configuration (server/config.ts), the variables the
- * dev server reads (client/dev.ts, client/vite.config.ts), and the package's entry
+ * The manual documents every setting (docs/configuration.md) and every export
+ * (docs/library-api.md), so that a variable or an export added to the code without a line in
+ * the manual fails here rather than going unseen (the README held both tables until issue 35).
+ * The sources of truth are the code: the zod schema of the configuration (server/config.ts), the
+ * variables the dev server reads (client/dev.ts, client/vite.config.ts), and the package's entry
  * (server/index.ts, what package.json's "." export compiles from).
  */
 import { readFileSync } from "node:fs";
@@ -12,14 +13,21 @@ import { ConfigSchema } from "../../server/config.ts";
 import * as entry from "../../server/index.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
+const CONFIGURATION = "docs/configuration.md";
+const LIBRARY_API = "docs/library-api.md";
+const page = (file: string) => `\n${readFileSync(path.join(ROOT, file), "utf8")}`;
 
-/** The rows of the table under `### <heading>` up to the next heading: first cell → the row's cells. */
-function tableUnder(heading: string): Map<string, string[]> {
-  const start = README.indexOf(`\n### ${heading}\n`);
-  if (start === -1) throw new Error(`README.md has no "### ${heading}" section`);
-  const next = README.slice(start + 1).search(/\n#{2,3} /);
-  const section = next === -1 ? README.slice(start) : README.slice(start, start + 1 + next);
+/**
+ * The rows of the table under the heading `<heading>` (`#` to `###`) of a page, up to the next
+ * such heading: first cell → the row's cells.
+ */
+function tableUnder(file: string, heading: string): Map<string, string[]> {
+  const text = page(file);
+  const at = new RegExp(`\n#{1,3} ${heading.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n`).exec(text);
+  if (!at) throw new Error(`${file} has no "${heading}" heading`);
+  const start = at.index;
+  const next = text.slice(start + 1).search(/\n#{1,3} /);
+  const section = next === -1 ? text.slice(start) : text.slice(start, start + 1 + next);
   const rows = new Map<string, string[]>();
   for (const line of section.split("\n")) {
     if (!line.startsWith("| `")) continue;
@@ -35,8 +43,8 @@ function envReadBy(file: string): string[] {
   return [...new Set([...text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!))];
 }
 
-describe("README: Configuration", () => {
-  const table = tableUnder("Configuration");
+describe(`${CONFIGURATION}: Configuration`, () => {
+  const table = tableUnder(CONFIGURATION, "Configuration");
   const defaults = ConfigSchema.parse({}) as Record<string, unknown>;
   const keys = Object.keys(ConfigSchema.shape);
 
@@ -61,11 +69,11 @@ describe("README: Configuration", () => {
       const value = defaults[key];
       const cell = table.get(key)?.[1] ?? "";
       if (typeof value === "number" || (typeof value === "string" && value !== "")) {
-        if (!cell.includes(`\`${String(value)}\``)) wrong.push(`${key}: README says ${cell}, the schema ${String(value)}`);
+        if (!cell.includes(`\`${String(value)}\``)) wrong.push(`${key}: the manual says ${cell}, the schema ${String(value)}`);
       } else if (typeof value === "boolean") {
-        if (!cell.includes(`\`${String(value)}\``)) wrong.push(`${key}: README says ${cell}, the schema ${String(value)}`);
+        if (!cell.includes(`\`${String(value)}\``)) wrong.push(`${key}: the manual says ${cell}, the schema ${String(value)}`);
       } else if (!cell.startsWith("(unset")) {
-        wrong.push(`${key}: unset by default, README says ${cell}`);
+        wrong.push(`${key}: unset by default, the manual says ${cell}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -77,9 +85,9 @@ describe("README: Configuration", () => {
   });
 });
 
-describe("README: API reference", () => {
+describe(`${LIBRARY_API}: the package's exports`, () => {
   it("lists every value the package's entry exports, each in the exports table", () => {
-    const table = tableUnder("The package's exports");
+    const table = tableUnder(LIBRARY_API, "The package's exports");
     const exported = Object.keys(entry);
     expect(exported).toContain("createThreadline");
     const named = new Set([...table.keys()].map((k) => k.replace(/\(.*$/, "")));
@@ -90,6 +98,7 @@ describe("README: API reference", () => {
     const source = readFileSync(path.join(ROOT, "server/index.ts"), "utf8");
     const types = [...source.matchAll(/\btype (\w+)/g)].map((m) => m[1]!);
     expect(types).toContain("ThreadlineOptions");
-    expect(types.filter((t) => !README.includes(`\`${t}\``))).toEqual([]);
+    const text = page(LIBRARY_API);
+    expect(types.filter((t) => !text.includes(`\`${t}\``))).toEqual([]);
   });
 });

@@ -23,7 +23,7 @@ export function runnerRuntimeListener(runner: ThreadlineRunner, agentUrl: string
   );
   const runtime = new CopilotRuntime({ agents, runner: runner as never });
   const handler = createCopilotRuntimeHandler({ runtime, basePath: RUNNER_BASE, activateChannels: false });
-  // As the README says: the request in scope, so stop and isRunning are scoped by a tenant function.
+  // As docs/durable-threads.md says: the request in scope, so stop and isRunning are scoped by a tenant function.
   return createCopilotNodeHandler((request) => runner.withRequest(request, () => handler(request)));
 }
 
