@@ -45,6 +45,11 @@ export interface CheckOptions {
   timeoutMs?: number;
   /** Bound on each response's size; a longer one is cut and fails `sse-response` (default 16 MiB). */
   maxResponseBytes?: number;
+  /**
+   * A file or directory from which the real `@ag-ui/client` lines are looked up (default: the
+   * kit's own location, which finds the application's node_modules).
+   */
+  resolveClientsFrom?: string;
 }
 
 /** Every rule, in the order the report lists them. */
@@ -130,5 +135,5 @@ async function gather(base: URL, opts: CheckOptions): Promise<CheckContext> {
 
   const badInput = [];
   for (const bad of BAD_INPUTS) badInput.push({ what: bad.what, exchange: await post(bad.body) });
-  return { runs, endpoints: ep, headers, timeoutMs, maxResponseBytes, badInput };
+  return { runs, endpoints: ep, headers, timeoutMs, maxResponseBytes, badInput, resolveClientsFrom: opts.resolveClientsFrom ?? import.meta.filename };
 }

@@ -1,10 +1,16 @@
 /**
  * The real clients, when the application has them installed: each run's exact response (status,
- * content type, bytes) is served again from 127.0.0.1 to `@ag-ui/client` (whatever version is
- * installed) and to `@ag-ui/client-0059` (0.0.59 under that npm alias, as CopilotKit 1.74/1.75
- * ship it), seeded with the run's messages and state. A stream is accepted when runAgent resolves
- * without onRunFailed. Replaying instead of asking the server again keeps the model's answer
- * identical for every reader. Not installed: reported unsupported, and `event-schema` still holds.
+ * content type, bytes) is served again from 127.0.0.1 to each line of `@ag-ui/client` the
+ * application has, seeded with the run's messages and state. A stream is accepted when runAgent
+ * resolves without onRunFailed. Replaying instead of asking the server again keeps the model's
+ * answer identical for every reader. Not installed: reported unsupported, and `event-schema`
+ * still holds.
+ *
+ * Two lines, each found where the application installed it: 1.x as `@ag-ui/client`, and 0.0.59
+ * (what CopilotKit 1.74/1.75 ship) as `@ag-ui/client` itself or under the npm alias
+ * `@ag-ui/client-0059`. Each verdict names the package and version it ran. Rejected: one rule per
+ * package name, which called whatever `@ag-ui/client` was installed "1.0" and, with 0.0.59
+ * installed under its own name, said 0.0.59 was missing.
  */
 import { createRequire } from "node:module";
 import { createServer } from "node:http";
@@ -18,15 +24,43 @@ interface AgentLike {
 }
 type AgentCtor = new (config: { url: string; threadId?: string; initialMessages?: unknown[]; initialState?: unknown }) => AgentLike;
 
-async function load(pkg: string): Promise<{ ctor: AgentCtor; version: string } | undefined> {
+interface Client {
+  ctor: AgentCtor;
+  /** The name it was found under, and its version: `@ag-ui/client-0059@0.0.59`. */
+  found: string;
+  version: string;
+}
+
+/**
+ * `pkg` as the application installed it, found from `from` (a file or directory path: the kit's
+ * own location by default, which Node's resolution walks up to the application's node_modules).
+ */
+function load(pkg: string, from: string): Client | undefined {
   try {
-    const mod = (await import(pkg)) as { HttpAgent: AgentCtor };
-    const require = createRequire(import.meta.url);
+    const require = createRequire(from);
     const { version } = require(`${pkg}/package.json`) as { version: string };
-    return { ctor: mod.HttpAgent, version };
+    const mod = require(pkg) as { HttpAgent: AgentCtor };
+    return { ctor: mod.HttpAgent, found: `${pkg}@${version}`, version };
   } catch {
     return undefined;
   }
+}
+
+/** The line a version belongs to. */
+type Line = "1.x" | "0.0.59";
+const lineOf = (version: string): Line | undefined => (/^1\./.test(version) ? "1.x" : version === "0.0.59" ? "0.0.59" : undefined);
+
+/** The installed client of `line`: under `@ag-ui/client`, else (0.0.59) under its alias. */
+function clientOf(line: Line, from: string): { client?: Client; installed: string[] } {
+  const candidates = line === "1.x" ? ["@ag-ui/client"] : ["@ag-ui/client", "@ag-ui/client-0059"];
+  const installed: string[] = [];
+  for (const pkg of candidates) {
+    const client = load(pkg, from);
+    if (!client) continue;
+    if (lineOf(client.version) === line) return { client, installed };
+    installed.push(client.found);
+  }
+  return { installed };
 }
 
 /** Serves run i's recorded response at /i. */
@@ -83,13 +117,21 @@ async function accepts(ctor: AgentCtor, url: string, run: KitRun): Promise<{ err
   return { ...(error !== undefined && { error }), warnings };
 }
 
-function clientRule(name: string, pkg: string, label: string): RuleSpec {
+const INSTALL: Record<Line, string> = {
+  "1.x": "npm i -D @ag-ui/client@1",
+  "0.0.59": "npm i -D @ag-ui/client-0059@npm:@ag-ui/client@0.0.59",
+};
+
+function clientRule(name: string, line: Line): RuleSpec {
   return {
     name,
-    title: `The real ${label} accepts every run's stream (its parser, verifier and apply stage), when installed.`,
+    title: `The real @ag-ui/client ${line} accepts every run's stream (its parser, verifier and apply stage), when installed.`,
     async check(ctx): Promise<Verdict> {
-      const client = await load(pkg);
-      if (!client) return unsupported(`inconclusive: ${pkg} is not installed here (install it to run the real client; event-schema still checks shapes)`);
+      const { client, installed } = clientOf(line, ctx.resolveClientsFrom);
+      if (!client) {
+        const has = installed.length > 0 ? `the installed ${installed.join(" and ")} is not ${line}` : `@ag-ui/client ${line} is not installed here`;
+        return unsupported(`inconclusive: ${has} (${INSTALL[line]} to run it; event-schema still checks shapes)`);
+      }
       const runs = streamed(ctx);
       if (runs.length === 0) return fail("no run answered with a stream to read");
       const replay = await replayServer(runs);
@@ -98,16 +140,16 @@ function clientRule(name: string, pkg: string, label: string): RuleSpec {
         for (const [i, run] of runs.entries()) {
           const out = await accepts(client.ctor, replay.url(i), run);
           warnings.push(...out.warnings);
-          if (out.error) return fail(`${pkg}@${client.version} rejected the stream: ${out.error}`, { scenario: run.scenario });
+          if (out.error) return fail(`${client.found} rejected the stream: ${out.error}`, { scenario: run.scenario });
         }
       } finally {
         await replay.close();
       }
       const note = warnings.length > 0 ? `; ${warnings.length} warnings, first: ${warnings[0]!.slice(0, 200)}` : "";
-      return pass(`${pkg}@${client.version} accepted ${runs.length} streams${note}`);
+      return pass(`${client.found} accepted ${runs.length} streams${note}`);
     },
   };
 }
 
-export const client100 = clientRule("client-1.0", "@ag-ui/client", "@ag-ui/client (1.0.0 or whichever is installed)");
-export const client0059 = clientRule("client-0.0.59", "@ag-ui/client-0059", "@ag-ui/client 0.0.59 (npm alias @ag-ui/client-0059)");
+export const client100 = clientRule("client-1.0", "1.x");
+export const client0059 = clientRule("client-0.0.59", "0.0.59");

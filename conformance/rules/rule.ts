@@ -13,6 +13,8 @@ export interface CheckContext {
   maxResponseBytes: number;
   /** The answers to the kit's malformed requests, by what was wrong with them. */
   badInput: Array<{ what: string; exchange: Exchange }>;
+  /** Where the real clients are looked for (CheckOptions.resolveClientsFrom). */
+  resolveClientsFrom: string;
 }
 
 export interface RuleSpec {

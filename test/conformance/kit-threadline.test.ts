@@ -6,6 +6,9 @@
  */
 import type { Fixture } from "@copilotkit/aimock";
 import { LLMock } from "@copilotkit/aimock";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAgUiServer, KIT_PROMPTS, KIT_TOOL, type ConformanceReport } from "../../conformance/index.ts";
@@ -21,6 +24,7 @@ const fixtures: Fixture[] = [
 
 /** Migrations on a fresh PGlite take seconds, more on a loaded machine. */
 const START_TIMEOUT_MS = 120_000;
+const ROOT = path.resolve(import.meta.dirname, "../..");
 
 const names = (rules: ConformanceReport["passed"]) => rules.map((r) => r.name).sort();
 
@@ -62,10 +66,31 @@ describe.each(backends())("the conformance kit against Threadline [%s]", (backen
         "capabilities",
       ].sort(),
     );
+    // Each real client's verdict names the package and version that ran.
+    const detail = (name: string) => report.passed.find((r) => r.name === name)?.detail;
+    expect(detail("client-1.0")).toMatch(/^@ag-ui\/client@1\.0\.0 accepted \d+ streams/);
+    expect(detail("client-0.0.59")).toMatch(/^@ag-ui\/client-0059@0\.0\.59 accepted \d+ streams/);
     // What no probe of the kit can decide against any server.
     expect(names(report.unsupported)).toEqual(["cancel", "interrupts"]);
     // The aimock upstream was asked for each of the kit's turns.
     const asked = mock.getRequests().filter((e) => e.path.includes("/chat/completions")).length;
     expect(asked).toBeGreaterThanOrEqual(4);
+  });
+
+  it("runs 0.0.59 installed under its own name as the 0.0.59 client, and says 1.x is missing rather than mislabelling it", async () => {
+    // An application with only @ag-ui/client@0.0.59, installed as @ag-ui/client.
+    const project = mkdtempSync(path.join(tmpdir(), "kit-clients-"));
+    try {
+      mkdirSync(path.join(project, "node_modules", "@ag-ui"), { recursive: true });
+      symlinkSync(realpathSync(path.join(ROOT, "node_modules", "@ag-ui", "client-0059")), path.join(project, "node_modules", "@ag-ui", "client"));
+      const app = express();
+      app.use("/ai", server.threadline.router());
+      const report = await checkAgUiServer(app, { agentPath: "/ai/agents/default", resolveClientsFrom: path.join(project, "app.js") });
+      expect(report.failed).toEqual([]);
+      expect(report.passed.find((r) => r.name === "client-0.0.59")?.detail).toMatch(/^@ag-ui\/client@0\.0\.59 accepted \d+ streams/);
+      expect(report.unsupported.find((r) => r.name === "client-1.0")?.detail).toMatch(/^inconclusive: the installed @ag-ui\/client@0\.0\.59 is not 1\.x \(npm i -D @ag-ui\/client@1 to run it/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });
