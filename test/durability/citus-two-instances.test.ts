@@ -9,6 +9,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SPAWN_READY_BOUND_MS } from "../support/server-process.ts";
 import { assertStrictlyIncreasing, type Cluster, isContent, isTerminal, pieces, postRun, startCluster, within } from "../support/multiprocess-kit.ts";
 import type { ServerProcess } from "../support/server-process.ts";
 
@@ -27,7 +28,7 @@ describe.skipIf(!CITUS_URL)("two server processes on a Citus coordinator", () =>
   beforeAll(async () => {
     cluster = await startCluster(CITUS_URL);
     [a, b] = await Promise.all([cluster.spawn("A"), cluster.spawn("B")]);
-  }, 120_000);
+  }, SPAWN_READY_BOUND_MS + 30_000);
 
   afterAll(async () => {
     await cluster?.close();

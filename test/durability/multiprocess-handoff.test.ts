@@ -47,7 +47,7 @@ describe.skipIf(!DATABASE_URL)("a model answer cut by a stopping instance", () =
   beforeAll(async () => {
     cluster = await startCluster();
     b = await cluster.spawn("B");
-  }, 90_000);
+  }, SPAWN_READY_BOUND_MS + 30_000);
 
   afterAll(async () => {
     if (timings.length > 0) console.info(`[handoff] an answer of ${WORDS} words over ${ANSWER_MS} ms\n${timings.join("\n")}`);

@@ -8,6 +8,7 @@
 import { LLMock } from "@copilotkit/aimock";
 import { HttpAgent } from "@ag-ui/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SPAWN_READY_BOUND_MS } from "../support/server-process.ts";
 import { APPROVALS_AGENT_ID } from "../../server/agents/approvals-agent.ts";
 import { approvalsFixtures } from "../../server/demo/approvals-fixtures.ts";
 import { DATABASE_URL, noticeSkip, startCluster, type Cluster } from "../support/multiprocess-kit.ts";
@@ -67,5 +68,5 @@ describe.skipIf(!DATABASE_URL)("an approval across a SIGKILL, on one Postgres sc
     expect(again.status).toBe(409);
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe("INTERRUPT_ALREADY_RESOLVED");
     expect(sent()).toHaveLength(1);
-  }, 120_000);
+  }, 2 * SPAWN_READY_BOUND_MS + 60_000);
 });

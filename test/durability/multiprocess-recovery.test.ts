@@ -50,7 +50,7 @@ import {
   recoveries,
 } from "../support/recovery-checks.ts";
 import type { UpstreamRequest } from "../support/scripted-upstream.ts";
-import { SLOW_TOOL_AGENT_ID, SLOW_TOOL_NAME, type ServerProcess } from "../support/server-process.ts";
+import { SLOW_TOOL_AGENT_ID, SLOW_TOOL_NAME, type ServerProcess, SPAWN_READY_BOUND_MS } from "../support/server-process.ts";
 
 noticeSkip("multiprocess-recovery");
 
@@ -63,7 +63,7 @@ describe.skipIf(!DATABASE_URL)("recovery by another live instance after SIGKILL,
   beforeAll(async () => {
     cluster = await startCluster();
     [b, a1] = await Promise.all([cluster.spawn("B"), cluster.spawn("A1")]);
-  }, 90_000);
+  }, SPAWN_READY_BOUND_MS + 30_000);
 
   afterAll(async () => {
     printRecoveries("multiprocess-recovery");
@@ -143,7 +143,7 @@ describe.skipIf(!DATABASE_URL)("recovery by another live instance after SIGKILL,
     // Two LLM requests in all: the one that called the tool (A), the answer after it (B).
     expect(cluster.upstream.requests.length).toBe(first + 2);
     expect([...fromA, ...rest].filter((f) => f.event.type === "TOOL_CALL_RESULT")).toHaveLength(1);
-  }, 60_000);
+  }, SPAWN_READY_BOUND_MS + 60_000);
 
   it("A killed right after a tool result is recorded: B does not run the tool again", async () => {
     const threadId = `mp-kill-after-tool-${Date.now()}`;
@@ -183,7 +183,7 @@ describe.skipIf(!DATABASE_URL)("recovery by another live instance after SIGKILL,
     expect([...fromA, ...rest].filter((f) => f.event.type === "TOOL_CALL_RESULT")).toHaveLength(1);
     const thread = await getThread(survivor, threadId);
     expect(thread.messages.filter((m) => m.role === "tool")).toHaveLength(1);
-  }, 60_000);
+  }, SPAWN_READY_BOUND_MS + 60_000);
 
   it("A killed, then the run cancelled through B during the outage: CANCELLING, then CANCELLED once the lease expires", async () => {
     const threadId = `mp-kill-cancel-${Date.now()}`;
@@ -245,5 +245,5 @@ describe.skipIf(!DATABASE_URL)("recovery by another live instance after SIGKILL,
       expect(out.failed).toBe(false);
       expect(out.events.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "CANCELLED" });
     }
-  }, 60_000);
+  }, SPAWN_READY_BOUND_MS + 60_000);
 });

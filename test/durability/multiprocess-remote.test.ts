@@ -5,6 +5,7 @@
  * bound, which a follower that resumes by cursor and a reloading client both get.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SPAWN_READY_BOUND_MS } from "../support/server-process.ts";
 import { framesAfter } from "../../protocol/project.ts";
 import { CLIENT_VERSIONS, runClient } from "../support/agui-clients.ts";
 import { DATABASE_URL, assertStrictlyIncreasing, getThread, isContent, isTerminal, noticeSkip, postRun, startCluster, within, type Cluster } from "../support/multiprocess-kit.ts";
@@ -26,7 +27,7 @@ describe.skipIf(!DATABASE_URL)("a remote agent's run across processes", () => {
     cluster = await startCluster();
     const env = { CHILD_AGENTS: "remote", CHILD_REMOTE_URL: remote.url };
     [a, b] = await Promise.all([cluster.spawn("A", env), cluster.spawn("B", env)]);
-  }, 90_000);
+  }, SPAWN_READY_BOUND_MS + 30_000);
 
   afterAll(async () => {
     printRecoveries("multiprocess-remote");

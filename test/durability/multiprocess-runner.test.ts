@@ -1,5 +1,6 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SPAWN_READY_BOUND_MS } from "../support/server-process.ts";
 import { CORE_VERSIONS, ckSession, type Door } from "../support/copilotkit-clients.ts";
 import { DATABASE_URL, isContent, isTerminal, noticeSkip, startCluster, within, type Cluster } from "../support/multiprocess-kit.ts";
 import { startNodeRemote, type RemoteFixture } from "../support/remote-agui.ts";
@@ -24,7 +25,7 @@ describe.skipIf(!DATABASE_URL)("agentRunner() in two processes on one Postgres",
     cluster = await startCluster();
     const env = { CHILD_RUNNER_AGENT_URL: remote.url };
     [a, b] = await Promise.all([cluster.spawn("A", env), cluster.spawn("B", env)]);
-  }, 90_000);
+  }, SPAWN_READY_BOUND_MS + 30_000);
 
   afterAll(async () => {
     await cluster?.close();
@@ -93,7 +94,7 @@ describe.skipIf(!DATABASE_URL)("agentRunner() in two processes on one Postgres",
     const next = await (await postSse(`${runtimeOf(b)}/agent/remote/run`, runBody(threadId, "r3", "again"))).done;
     expect(next.filter(isTerminal).map((f) => f.event.type)).toEqual(["RUN_FINISHED"]);
     expect((await remote.received()).filter((r) => r.threadId === threadId).map((r) => r.runId)).toEqual(["r1", "r3"]);
-  });
+  }, SPAWN_READY_BOUND_MS + 60_000);
 
   it.each(CORE_VERSIONS)("CopilotKit core %s: a chat through B, reloaded and continued through A", async (version) => {
     const threadId = `mp-runner-ck-${version}-${Date.now()}`;

@@ -38,7 +38,7 @@ import {
   recoveries,
 } from "../support/recovery-checks.ts";
 import { lastUserText } from "../support/scripted-upstream.ts";
-import { SLOW_TOOL_NAME, STRICT_TOOL_AGENT_ID, type ServerProcess } from "../support/server-process.ts";
+import { SLOW_TOOL_NAME, STRICT_TOOL_AGENT_ID, type ServerProcess, SPAWN_READY_BOUND_MS } from "../support/server-process.ts";
 
 noticeSkip("multiprocess-takeover");
 
@@ -51,7 +51,7 @@ describe.skipIf(!DATABASE_URL)("takeovers across processes on one Postgres schem
   beforeAll(async () => {
     cluster = await startCluster();
     [b, a1] = await Promise.all([cluster.spawn("B"), cluster.spawn("A1", { CHILD_TOOL_MS: "60000" })]);
-  }, 90_000);
+  }, SPAWN_READY_BOUND_MS + 30_000);
 
   afterAll(async () => {
     printRecoveries("multiprocess-takeover");
@@ -160,7 +160,7 @@ describe.skipIf(!DATABASE_URL)("takeovers across processes on one Postgres schem
       expect.objectContaining({ content: answer.join("") }),
     ]);
     expect(cluster.upstream.requests.length).toBe(first + 2);
-  }, 60_000);
+  }, SPAWN_READY_BOUND_MS + 60_000);
 
   it("an instance that starts recovers what a dead one left behind", async () => {
     // Nobody else may recover it: B leaves (gracefully; it holds nothing).
@@ -194,5 +194,5 @@ describe.skipIf(!DATABASE_URL)("takeovers across processes on one Postgres schem
     const reissued = await cluster.upstream.request(first + 1);
     expect(reissued.body.messages).toEqual(original.body.messages);
     await checkRecoveredRun(cluster, { survivor, agent: "default", threadId, fromA, rest, live, finalText: answer.join("") });
-  }, 90_000);
+  }, 2 * SPAWN_READY_BOUND_MS + 60_000);
 });

@@ -10,6 +10,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SPAWN_READY_BOUND_MS } from "../support/server-process.ts";
 import { connect, DATABASE_URL, noticeSkip, postRun, startCluster, within, type Cluster } from "../support/multiprocess-kit.ts";
 import type { ServerProcess } from "../support/server-process.ts";
 import { threadDirName } from "../../server/workspace/workspaces.ts";
@@ -40,7 +41,7 @@ describe.skipIf(!DATABASE_URL || !existsSync("/usr/bin/bwrap"))("coding agent ac
     };
     const env = { WORKSPACE_ROOT: root, CHILD_AGENTS: "coding" };
     [a, b] = await Promise.all([cluster.spawn("A", env), cluster.spawn("B", env)]);
-  }, 90_000);
+  }, SPAWN_READY_BOUND_MS + 30_000);
 
   afterAll(async () => {
     await cluster?.close();

@@ -14,6 +14,7 @@
  * The kill tests (recovery by another instance) are in multiprocess-recovery.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SPAWN_READY_BOUND_MS } from "../support/server-process.ts";
 import { framesAfter } from "../../protocol/project.ts";
 import { CLIENT_VERSIONS, cancelledEnd, runClient } from "../support/agui-clients.ts";
 import {
@@ -45,7 +46,7 @@ describe.skipIf(!DATABASE_URL)("two server processes on one Postgres schema", ()
     cluster = await startCluster();
     // Both at once: they also migrate the fresh schema concurrently.
     [a, b] = await Promise.all([cluster.spawn("A"), cluster.spawn("B")]);
-  }, 90_000);
+  }, SPAWN_READY_BOUND_MS + 30_000);
 
   afterAll(async () => {
     await cluster?.close();

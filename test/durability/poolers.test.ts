@@ -13,6 +13,7 @@
  * terminal frame.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SPAWN_READY_BOUND_MS } from "../support/server-process.ts";
 import { framesAfter } from "../../protocol/project.ts";
 import { assembledText, followToEnd } from "../support/follow-run.ts";
 import { EVENT_BOUND_MS,
@@ -59,7 +60,7 @@ describe.skipIf(missing !== undefined).each(PATHS)("behind PgBouncer in $mode mo
     bouncer = await startPgBouncer(path.mode);
     cluster = await startCluster();
     [a, b] = await Promise.all([cluster.spawn("A", env()), cluster.spawn("B", env())]);
-  }, 90_000);
+  }, SPAWN_READY_BOUND_MS + 30_000);
 
   afterAll(async () => {
     await cluster?.close();
@@ -129,7 +130,7 @@ describe.skipIf(missing !== undefined).each(PATHS)("behind PgBouncer in $mode mo
     expect(frames.filter(isTerminal)).toHaveLength(1);
     expect(frames.at(-1)?.event.type).toBe("RUN_FINISHED");
     expect(frames).toEqual(await projection(threadId));
-  });
+  }, SPAWN_READY_BOUND_MS + 60_000);
 
   it("a rolling upgrade under live streams: each old instance gets SIGTERM once its replacement is up, its cut answers are handed over; no frame lost or doubled, no word twice, every client gets its end", async () => {
     const RUNS = 4;
@@ -187,7 +188,7 @@ describe.skipIf(missing !== undefined).each(PATHS)("behind PgBouncer in $mode mo
         `${cluster.upstream.requests.length - first} model requests for ${RUNS} runs, ${reconnects} reconnects`,
     );
     [a, b] = [a2, b2];
-  }, 120_000);
+  }, 2 * SPAWN_READY_BOUND_MS + 60_000);
 
   /** What the log says the whole run is, as frames. */
   async function projection(threadId: string): Promise<SseFrame[]> {

@@ -7,6 +7,7 @@
  * same Idempotency-Key, so a receiver that saw A's attempt can drop B's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SPAWN_READY_BOUND_MS } from "../support/server-process.ts";
 import { verifyWebhookSignature } from "../../server/webhooks/signature.ts";
 import { DATABASE_URL, EVENT_BOUND_MS, noticeSkip, startCluster, within, type Cluster } from "../support/multiprocess-kit.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
@@ -67,5 +68,5 @@ describe.skipIf(!DATABASE_URL)("webhooks after SIGKILL between a run's end and i
     })(), "the delivery recorded");
     expect(record.webhook).toMatchObject({ delivered: true, attempts: 2 });
     expect(receiver.received).toHaveLength(2);
-  }, 120_000);
+  }, 2 * SPAWN_READY_BOUND_MS + 60_000);
 });

@@ -100,10 +100,13 @@ function installExitHook(): void {
  * How long a spawned server may take to print "listening": its TypeScript loads through tsx,
  * then it migrates and probes the database. At 30 s a start on a loaded 2-core machine (CPU
  * pressure at 99%) did not make it, stalled between its first log lines and "listening". A start
- * costs 4.4-4.6 s of CPU (docs/startup.md): at a tenth of a core that is 46 s, inside this bound.
- * Rejected: a longer bound, which every hook and test that spawns would have to outgrow.
+ * costs 4.4-4.6 s of CPU (docs/startup.md), 1.7-1.8 s of it CopilotKit's runtime, which the start
+ * waits for: at a tenth of a core that is 46 s. At 60 s, with busy loops on every core and other
+ * suites beside them (load 10-14), three of 179 tests of `npm run test:starved` failed on starts
+ * that had not printed "listening" after 55-60 s. Every hook and test that spawns outgrows this
+ * bound by its own work (SPAWN_READY_BOUND_MS + ...), so a slow start fails as a slow start.
  */
-export const SPAWN_READY_BOUND_MS = 60_000;
+export const SPAWN_READY_BOUND_MS = 120_000;
 
 export async function spawnServer(opts: SpawnServerOptions): Promise<ServerProcess> {
   installExitHook();
