@@ -1,7 +1,7 @@
 /** The standalone server (`npm start`, through main.ts): configured by the environment, on the library's API. */
 import { ConfigSchema } from "./config.ts";
 import { createLogger } from "./logger.ts";
-import { StartupError } from "./startup-errors.ts";
+import { logStartFailure } from "./startup-errors.ts";
 import { createThreadline, type Threadline } from "./threadline.ts";
 
 // The logger before the configuration: a configuration that does not parse is reported as a log
@@ -10,18 +10,12 @@ const level = ConfigSchema.shape.LOG_LEVEL.safeParse(process.env.LOG_LEVEL);
 const logger = createLogger(level.success ? level.data : "info", { pretty: process.stdout.isTTY === true });
 
 /**
- * A start that failed: a StartupError is its sentence at error level (the stack and the
- * underlying error at debug), anything else is unexpected and logged whole. Exit code 1, at once:
- * no run was accepted, so nothing drains. Rejected: close() first, which would wait on the very
- * database (or directory) whose failure is being reported.
+ * A start that failed: its sentence (logStartFailure), then exit code 1, at once: no run was
+ * accepted, so nothing drains. Rejected: close() first, which would wait on the very database (or
+ * directory) whose failure is being reported.
  */
 function failStart(err: unknown): never {
-  if (err instanceof StartupError) {
-    logger.error({ code: err.code, setting: err.setting }, err.message);
-    logger.debug({ err }, "the start-up failure in full");
-  } else {
-    logger.error({ err }, `Threadline could not start: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  logStartFailure(logger, err);
   process.exit(1);
 }
 

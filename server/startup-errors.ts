@@ -9,6 +9,9 @@
  */
 import { DataDirError, DataDirInUseError, DirectUrlError, holderText } from "./store/errors.ts";
 import { QUERY_TIMEOUT_MESSAGE } from "./store/retry.ts";
+import type { Config } from "./config.ts";
+import type { Logger } from "./logger.ts";
+import type { ThreadlineOptions } from "./options.ts";
 
 export type StartupErrorCode =
   | "CONFIG_INVALID"
@@ -189,4 +192,28 @@ function findInChain<T>(err: unknown, test: (e: unknown) => e is T): T | undefin
     if (test(e)) return e;
   }
   return undefined;
+}
+
+/** What a failed start names: the database setting it opened, or the data directory. */
+export function startupContext(opts: ThreadlineOptions, config: Config): StartupContext {
+  if (opts.store) return {};
+  if (opts.database !== undefined && typeof opts.database !== "string") return { database: { url: undefined, setting: "the `database` option" } };
+  if (config.DATABASE_URL) {
+    const setting = typeof opts.database === "string" ? "the `database` option" : "DATABASE_URL";
+    return { database: { url: config.DATABASE_URL, setting }, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS };
+  }
+  return { dataDir: { setting: opts.dataDir !== undefined ? "the `dataDir` option" : "DATA_DIR" } };
+}
+
+/**
+ * How a failed start is told: a StartupError is its sentence at error level (the stack and the
+ * underlying error at debug), anything else is unexpected and logged whole.
+ */
+export function logStartFailure(logger: Logger, err: unknown): void {
+  if (err instanceof StartupError) {
+    logger.error({ code: err.code, setting: err.setting }, err.message);
+    logger.debug({ err }, "the start-up failure in full");
+  } else {
+    logger.error({ err }, `Threadline could not start: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

@@ -32,7 +32,7 @@ import { createMetrics, type Metrics } from "./metrics.ts";
 import { engineObserver } from "./telemetry/engine-observer.ts";
 import { modelsFromConfig } from "./models/from-config.ts";
 import { resolveConfig, type ThreadlineOptions } from "./options.ts";
-import { listenErrorOf, startErrorOf, type StartupContext } from "./startup-errors.ts";
+import { listenErrorOf, startErrorOf, startupContext, type StartupContext } from "./startup-errors.ts";
 import type { EventStore } from "./store/types.ts";
 import type { ApiKey } from "./tenant.ts";
 import { backgroundServices, startBackground, type BackgroundServices } from "./background-services.ts";
@@ -274,16 +274,6 @@ function wire(opts: ThreadlineOptions): Parts {
 }
 
 /** Where start() opens its database, named as the operator set it: for the sentence of a failure. */
-function startupContext(opts: ThreadlineOptions, config: Config): StartupContext {
-  if (opts.store) return {};
-  if (opts.database !== undefined && typeof opts.database !== "string") return { database: { url: undefined, setting: "the `database` option" } };
-  if (config.DATABASE_URL) {
-    const setting = typeof opts.database === "string" ? "the `database` option" : "DATABASE_URL";
-    return { database: { url: config.DATABASE_URL, setting }, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS };
-  }
-  return { dataDir: { setting: opts.dataDir !== undefined ? "the `dataDir` option" : "DATA_DIR" } };
-}
-
 /**
  * The standalone app on a bound port, with timeouts for a deployment behind a load balancer
  * (http/server-timeouts.ts); a port in use (or not permitted) is a StartupError.

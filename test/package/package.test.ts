@@ -358,6 +358,12 @@ describe.skipIf(skipReason !== null)(`the manual, as printed, in an npm init -y 
     expect(help.stdout).toMatch(/^Usage: threadline-conformance <url>/);
   });
 
+  it("installs the threadline command: npx threadline help, and its conformance hands over to the kit", async () => {
+    const bin = path.join(scratch, "node_modules", ".bin", "threadline");
+    expect((await run(bin, ["help"], { cwd: scratch })).stdout).toMatch(/^Usage: threadline <command>/);
+    expect((await run(bin, ["conformance", "--help"], { cwd: scratch })).stdout).toMatch(/^Usage: threadline-conformance <url>/);
+  });
+
   describe.each([
     { name: "the manual's app as app.ts, run with tsx in the CommonJS project", command: () => [TSX, "app.ts"] },
     { name: "the manual's app as app.mjs, run with node", command: () => ["app.mjs"] },
