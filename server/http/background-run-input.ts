@@ -11,7 +11,7 @@ import { zodIssues } from "./errors.ts";
 import { parseRunRequest, type ParsedRun } from "./run-input.ts";
 import { webhookUrlProblem, type AllowedHosts } from "../webhooks/url-policy.ts";
 
-const BodySchema = z
+export const BackgroundRunBodySchema = z
   .object({
     agentId: z.string().min(1).max(64),
     input: z.record(z.string(), z.unknown()),
@@ -24,7 +24,7 @@ export type BackgroundRun =
   | { ok: false; issues: Issue[] };
 
 export function parseBackgroundRun(body: unknown, threadId: string, headers: { get(name: string): string | undefined }, allowed: AllowedHosts): BackgroundRun {
-  const parsed = BodySchema.safeParse(body);
+  const parsed = BackgroundRunBodySchema.safeParse(body);
   if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error.issues) };
   const { agentId, input, webhook } = parsed.data;
   const issues: Issue[] = [];

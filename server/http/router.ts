@@ -23,6 +23,8 @@ import { requestContext } from "./request-context.ts";
 import { validatePathIds } from "./ids.ts";
 import { DEFAULT_INPUT_LIMITS, enforceInputLimits, type InputLimits } from "./limits.ts";
 import { SnapshotCache } from "./snapshot-cache.ts";
+import { PACKAGE_VERSION } from "../package-root.ts";
+import { openApiDocument } from "./openapi.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { connectRoute } from "./routes/connect.ts";
 import { runRoute } from "./routes/run.ts";
@@ -109,10 +111,13 @@ export function createRouter(deps: RouterDeps): Router {
   if (deps.schedules) router.use(scheduleRoutes(deps.schedules));
   if (deps.memory) router.use(memoryRoutes(deps.memory));
   if (deps.workspaces) router.use(workspaceRoutes({ store: deps.store, workspaces: deps.workspaces }));
+  router.get("/openapi.json", (req, res) => {
+    res.json(openApiDocument(PACKAGE_VERSION, req.baseUrl || "/"));
+  });
   // Everything under the mount answers JSON: an unknown path must not fall through to the host
   // app, whose 404 (an HTML page, or its SPA's index.html) an API client cannot read.
   router.use((req, res) => {
-    sendError(res, 404, "NOT_FOUND", `No route ${req.method} ${req.originalUrl}. This API is mounted at ${req.baseUrl || "/"}: POST ${req.baseUrl}/agents/<agentId>/run, GET ${req.baseUrl}/agents, GET ${req.baseUrl}/threads (the README lists them all).`);
+    sendError(res, 404, "NOT_FOUND", `No route ${req.method} ${req.originalUrl}. This API is mounted at ${req.baseUrl || "/"}: POST ${req.baseUrl}/agents/<agentId>/run, GET ${req.baseUrl}/agents, GET ${req.baseUrl}/threads (GET ${req.baseUrl}/openapi.json describes them all).`);
   });
   router.use(errorHandler(deps.logger));
   return router;

@@ -11,23 +11,12 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import { fileURLToPath } from "node:url";
 import { createBrotliDecompress } from "node:zlib";
 import express, { type Request, type Response, Router } from "express";
+import { PACKAGE_ROOT } from "../package-root.ts";
 
-/**
- * The bundle sits at <package root>/dist/client. This file runs from server/http (tsx, from
- * source) or from dist/server/http (npm start, an installed package), so the root is the nearest
- * directory above it with a package.json (dist/ has none), not a fixed number of `..`.
- */
-export const DEFAULT_CLIENT_DIST = path.join(packageRoot(path.dirname(fileURLToPath(import.meta.url))), "dist", "client");
-
-function packageRoot(from: string): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, "package.json"))) return dir;
-    if (path.dirname(dir) === dir) return from;
-  }
-}
+/** The bundle sits at <package root>/dist/client. */
+export const DEFAULT_CLIENT_DIST = path.join(PACKAGE_ROOT, "dist", "client");
 
 const NOT_PAGES = /^\/(api|healthz|readyz|metrics)(\/|$)/;
 

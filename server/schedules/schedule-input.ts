@@ -16,7 +16,7 @@ import { timingProblem, type Timing } from "./timing.ts";
 /** The longest interval: a year. Longer is a cron expression's job. */
 export const SCHEDULE_MAX_INTERVAL_MS = 366 * 24 * 3_600_000;
 
-const BodySchema = z
+export const ScheduleBodySchema = z
   .object({
     agentId: z.string().min(1).max(64),
     threadId: z.string().optional(),
@@ -36,7 +36,7 @@ export interface ScheduleInput extends Timing {
 }
 
 export function parseScheduleInput(body: unknown, minIntervalMs: number): { ok: true; value: ScheduleInput } | { ok: false; issues: Issue[] } {
-  const parsed = BodySchema.safeParse(body);
+  const parsed = ScheduleBodySchema.safeParse(body);
   if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error.issues) };
   const b = parsed.data;
   const issues: Issue[] = [];

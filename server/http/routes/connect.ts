@@ -42,14 +42,14 @@ import { SseResponse } from "../sse-response.ts";
  * (protocol/versions.ts) and whether protobuf may be sent; absent, the frames are the ones both
  * 0.0.59 and 1.0 accept. Rejected: a header of our own, which no AG-UI client sets.
  */
-const ConnectBodySchema = z.looseObject({
+export const ConnectBodySchema = z.looseObject({
   threadId: z.string().min(1).max(200),
   lastSeenEventId: z.string().min(1).optional(),
   protocolVersion: z.string().min(1).max(PROTOCOL_VERSION_MAX_CHARS).optional(),
 });
 
 /** The query: how to replay finished runs (connect-stream.ts ReplayForm). */
-const ConnectQuerySchema = z.looseObject({ replay: z.enum(REPLAY_FORMS).optional() });
+export const ConnectQuerySchema = z.looseObject({ replay: z.enum(REPLAY_FORMS).optional() });
 
 export function connectRoute({ store, agents, metrics, snapshots }: { store: EventStore; agents: AgentRegistry; metrics: Metrics; snapshots: SnapshotCache }): Router {
   const router = Router();

@@ -11,7 +11,7 @@ import { MEMORY_SEARCH_MAX } from "../../memory/memory.ts";
 import { callerTenant } from "../auth.ts";
 import { sendError, zodIssues } from "../errors.ts";
 
-const SearchQuerySchema = z.object({
+export const SearchQuerySchema = z.object({
   prefix: z.string().max(256).optional(),
   q: z.string().max(500).optional(),
   after: z.string().max(256).optional(),

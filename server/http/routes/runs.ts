@@ -38,7 +38,7 @@ export interface RunsRouteDeps {
   workspaces?: Workspaces;
 }
 
-const WaitQuerySchema = z.object({
+export const WaitQuerySchema = z.object({
   wait: z.coerce.number().int().min(0).max(RUN_WAIT_MAX_MS, `must be at most ${RUN_WAIT_MAX_MS} ms; ask again to wait longer`).default(0),
 });
 

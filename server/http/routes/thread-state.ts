@@ -13,7 +13,7 @@ import { callerTenant } from "../auth.ts";
 import { sendError, zodIssues } from "../errors.ts";
 import { backlogPages } from "../thread-frames.ts";
 
-const StateQuerySchema = z.object({ toolCallId: z.string().min(1).max(200) });
+export const StateQuerySchema = z.object({ toolCallId: z.string().min(1).max(200) });
 
 type ThreadHandler = RequestHandler<{ threadId: string }>;
 

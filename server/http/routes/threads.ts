@@ -26,7 +26,7 @@ import { sendJson } from "../json-slices.ts";
 import { SseResponse } from "../sse-response.ts";
 import { backlogPages, livePages } from "../thread-frames.ts";
 
-const ListQuerySchema = z.object({
+export const ListQuerySchema = z.object({
   agentId: z.string().min(1).optional(),
   status: ThreadStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -38,12 +38,12 @@ const ListQuerySchema = z.object({
   archived: z.enum(["true", "false", "all"]).default("false"),
 });
 
-const ThreadQuerySchema = z.object({
+export const ThreadQuerySchema = z.object({
   /** a branch of the thread (GET lists them in `branches`); default: the current one */
   branch: z.string().min(1).max(200).optional(),
 });
 
-const EventsQuerySchema = z.object({
+export const EventsQuerySchema = z.object({
   after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
   limit: z.coerce.number().int().min(1).max(10_000).default(1000),
 });

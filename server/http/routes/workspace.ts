@@ -19,7 +19,7 @@ import { sendError, zodIssues } from "../errors.ts";
 /** Most bytes of a file the file route sends. */
 export const WORKSPACE_FILE_MAX_BYTES = 1024 * 1024;
 
-const FileQuerySchema = z.object({ path: z.string().min(1).max(4096) });
+export const FileQuerySchema = z.object({ path: z.string().min(1).max(4096) });
 
 export function workspaceRoutes({ store, workspaces }: { store: EventStore; workspaces: Workspaces }): Router {
   const router = Router();
