@@ -6,10 +6,10 @@
  * sentence saying what to do, before a send the server would answer with 400 or 413.
  *
  * CopilotKit checks the type and the size; the count it does not, so the chat's view hands its
- * attachments to `overLimit` on each change, and the ones past the limit are taken out again.
+ * attachments to `changed` on each change, and the ones past the limit are taken out again.
  */
 import type { CopilotChat } from "@copilotkit/react-core/v2";
-import { type ComponentProps, createContext, useContext, useMemo, useState } from "react";
+import { type ComponentProps, createContext, useContext, useMemo, useRef, useState } from "react";
 import type { AttachmentLimits } from "../../protocol/attachments.ts";
 
 export type AttachmentsConfig = NonNullable<ComponentProps<typeof CopilotChat>["attachments"]>;
@@ -22,8 +22,11 @@ export interface ImageAttachments {
   /** Why the last file was not attached, and what to do, until dismissed or a file is taken. */
   problem: string | null;
   dismiss(): void;
-  /** Takes out the attachments past the server's count, saying so. */
-  overLimit(attachments: readonly { id: string; filename?: string }[], remove: (id: string) => void): void;
+  /**
+   * The chat's attachments changed: the ones past the server's count are taken out, saying so;
+   * otherwise a change of their number (one taken, removed, or sent) ends the last problem.
+   */
+  changed(attachments: readonly { id: string; filename?: string }[], remove: (id: string) => void): void;
 }
 
 export const ImageAttachmentsContext = createContext<ImageAttachments | null>(null);
@@ -50,6 +53,8 @@ export function refusalSentence(reason: Refusal, name: string, limits: Attachmen
 export function useImageAttachments(): ImageAttachments {
   const limits = useContext(AttachmentLimitsContext);
   const [problem, setProblem] = useState<string | null>(null);
+  // The number last seen, and the number a trim left (whose arrival is no change of the person's).
+  const last = useRef({ length: 0, trimmedTo: -1 });
   const config = useMemo<AttachmentsConfig | undefined>(() => {
     if (!limits) return undefined;
     return {
@@ -63,11 +68,17 @@ export function useImageAttachments(): ImageAttachments {
     config,
     problem,
     dismiss: () => setProblem(null),
-    overLimit(attachments, remove) {
-      if (!limits || attachments.length <= limits.maxImages) return;
-      const extra = attachments.slice(limits.maxImages);
-      for (const a of extra) remove(a.id);
-      setProblem(refusalSentence("too-many", extra[0]?.filename ?? "the image", limits));
+    changed(attachments, remove) {
+      const was = last.current;
+      if (limits && attachments.length > limits.maxImages) {
+        const extra = attachments.slice(limits.maxImages);
+        for (const a of extra) remove(a.id);
+        setProblem(refusalSentence("too-many", extra[0]?.filename ?? "the image", limits));
+        last.current = { length: attachments.length, trimmedTo: limits.maxImages };
+        return;
+      }
+      if (attachments.length !== was.length && attachments.length !== was.trimmedTo) setProblem(null);
+      last.current = { length: attachments.length, trimmedTo: -1 };
     },
   };
 }

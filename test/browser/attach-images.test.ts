@@ -107,6 +107,8 @@ describeBrowser("images in the composer", () => {
         // Remove takes one out.
         await page.locator('[data-testid="copilot-attachment-queue"] [aria-label="Remove attachment"]').last().click();
         await expect.poll(() => thumbnails(page).count()).toBe(2);
+        // Room again: the count's notice is over.
+        await expect.poll(() => problem(page).count()).toBe(0);
 
         const input = page.getByTestId("copilot-chat-textarea");
         await input.fill("What do you see?");
@@ -116,6 +118,7 @@ describeBrowser("images in the composer", () => {
         await expect.poll(() => mine.locator("img").count()).toBe(2);
         await expect.poll(() => assistantMessages(page).last().innerText(), { timeout: 20_000 }).toContain("I see 2 images in your message");
         expect(await thumbnails(page).count()).toBe(0);
+        expect(await problem(page).count()).toBe(0);
         await screenshot(page, `attach-3-sent-${label}`);
 
         // The stored thread draws them again.

@@ -77,7 +77,7 @@ function LimitedChatView(props: ChatViewProps) {
   const images = useImageAttachmentsContext();
   const { attachments, onRemoveAttachment } = props;
   useEffect(() => {
-    if (attachments && onRemoveAttachment) images?.overLimit(attachments, onRemoveAttachment);
+    if (attachments && onRemoveAttachment) images?.changed(attachments, onRemoveAttachment);
   }, [attachments, onRemoveAttachment, images]);
   return <CopilotChatView {...props} />;
 }
