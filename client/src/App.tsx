@@ -23,6 +23,7 @@ import { ChatSkeleton } from "./components/Skeleton.tsx";
 import { isFresh, markStarted } from "./fresh-threads.ts";
 import { useRuntimeStatus } from "./runtime-ready.ts";
 import { type Panels, usePanels } from "./panels.ts";
+import { useRunNotStarted } from "./run-not-started.ts";
 import { chromeFor, settled, type ChromeStatus } from "./status.ts";
 import { type ThreadView, useThread } from "./useThread.ts";
 
@@ -46,7 +47,7 @@ export function App({ agentId, demo, picker, threadId, navigate, newThread }: Pr
   const { copilotkit } = useCopilotKit();
   useToolCards();
   const server = view.detail?.status;
-  const [submitted, setSubmitted] = useSubmitted(agent, threadId, view);
+  const [submitted, setSubmitted] = useSubmitted(copilotkit, agent, threadId, view);
 
   const cancel = useCallback(() => cancelRun(copilotkit, agent, threadId), [copilotkit, agent, threadId]);
   const context = useChromeContext(agentId, threadId, view, submitted, setSubmitted, cancel, newThread);
@@ -217,9 +218,10 @@ function cancelRun(copilotkit: CopilotKit, agent: Agent, threadId: string): void
  * follows the agent's run events that move the view: RUN_STARTED makes a fresh thread real; a
  * run's end comes with its events on the thread's live feed, which refreshes the row (a refresh
  * here too was a third GET of the thread per load, after CopilotKit's connect); a refused run
- * writes none, so its failure refreshes.
+ * writes none, so its failure refreshes. A run CopilotKit refused before it started (an interrupt
+ * it does not answer is pending) has none of those callbacks: its core error ends it here too.
  */
-function useSubmitted(agent: Agent, threadId: string, view: ThreadView): [boolean, (submitted: boolean) => void] {
+function useSubmitted(copilotkit: CopilotKit, agent: Agent, threadId: string, view: ThreadView): [boolean, (submitted: boolean) => void] {
   // A thread this tab minted does not exist on the server before its first run starts: asking
   // for it would only earn 404s (logged by the browser as errors), so the view waits for that.
   // isFresh is read on every render, not kept in state: a state would lag one render behind a
@@ -246,5 +248,6 @@ function useSubmitted(agent: Agent, threadId: string, view: ThreadView): [boolea
     });
     return () => sub.unsubscribe();
   }, [agent, threadId, view.refresh]);
+  useRunNotStarted(copilotkit, agent, () => setSubmitted(false));
   return [submitted, setSubmitted];
 }

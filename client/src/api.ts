@@ -2,6 +2,7 @@
  * Threadline's REST surface as the app uses it. When the server has API_KEYS, the key (keys.ts)
  * goes with every request, and a 401 is reported there so that the app asks for one.
  */
+import type { AttachmentLimits } from "../../protocol/attachments.ts";
 import type { ThreadStatus } from "../../protocol/lifecycle.ts";
 import { authHeaders, type KeyProblem, reportUnauthorized } from "./keys.ts";
 
@@ -120,9 +121,15 @@ export async function deleteThread(threadId: string): Promise<void> {
   if (!res.ok) await json<unknown>(res);
 }
 
-export async function listAgents(): Promise<AgentInfo[]> {
+/** GET /api/agents: the agents, and what a message may attach (protocol/attachments.ts). */
+export interface AgentDirectory {
+  agents: AgentInfo[];
+  attachments: AttachmentLimits;
+}
+
+export async function listAgents(): Promise<AgentDirectory> {
   const res = await fetch("/api/agents", { headers: authHeaders() });
-  return (await json<{ agents: AgentInfo[] }>(res)).agents;
+  return json<AgentDirectory>(res);
 }
 
 /** null while the thread has no run yet (the server creates it with its first run). */

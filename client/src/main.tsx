@@ -13,6 +13,7 @@ import { CopilotKitProvider } from "@copilotkit/react-core/v2";
 import { lazy, StrictMode, Suspense, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { planPage } from "./agents.ts";
+import { AttachmentLimitsContext } from "./attachments.ts";
 import type { AgentInfo } from "./api.ts";
 import { App } from "./App.tsx";
 import { KeyGate } from "./components/KeyForm.tsx";
@@ -93,7 +94,13 @@ root.render(
         <V1Page />
       </Suspense>
     ) : (
-      <KeyGate>{(agents) => <Main agents={agents} />}</KeyGate>
+      <KeyGate>
+        {({ agents, attachments }) => (
+          <AttachmentLimitsContext.Provider value={attachments}>
+            <Main agents={agents} />
+          </AttachmentLimitsContext.Provider>
+        )}
+      </KeyGate>
     )}
   </StrictMode>,
 );

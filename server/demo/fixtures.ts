@@ -11,7 +11,7 @@
 import type { DemoChatRequest, DemoFixture } from "./fixture.ts";
 import { z } from "zod";
 import { demoAgentFixtures } from "./scripts/index.ts";
-import { answeredCalls, captured, lastResultIs, lastRole, lastUserText, offers, parseObject, toolCall, type AnsweredCall } from "./request.ts";
+import { answeredCalls, captured, lastResultIs, lastRole, lastUserImages, lastUserText, offers, parseObject, toolCall, type AnsweredCall } from "./request.ts";
 import { argsFor } from "./schema-args.ts";
 import { toolFailureFixtures } from "./tool-failures.ts";
 
@@ -146,11 +146,24 @@ function approved(result: string): boolean {
   return /^\W*(yes|approved?|confirm(ed)?|ok)\W*$/i.test(result);
 }
 
+/** The demo's answer to a message with images: that they arrived, and that it cannot see them. */
+export function imagesSeen(count: number, text: string): string {
+  const images = count === 1 ? "1 image" : `${count} images`;
+  const words = text.trim() ? ` with your words "${text.trim()}"` : "";
+  return `I see ${images} in your message${words}. I am the built-in **demo model**, so I cannot look at what ${count === 1 ? "it shows" : "they show"}; with a real model (set \`MODEL\` and its API key) the agent would describe ${count === 1 ? "it" : "them"}.`;
+}
+
 export function demoFixtures(): DemoFixture[] {
   return [
     {
       match: { predicate: (req) => lastUserText(req).toLowerCase().includes(DEMO_FAILURE_PROMPT.toLowerCase()) },
       response: { error: { message: "Simulated upstream failure (the demo model's failure phrase)", type: "server_error" }, status: 503 },
+    },
+
+    // Images in the message: said honestly, since the demo cannot look at them.
+    {
+      match: { predicate: (req) => lastUserImages(req) > 0 },
+      response: (req) => ({ content: imagesSeen(lastUserImages(req), lastUserText(req)) }),
     },
 
     // A tool that failed is said so, whichever agent called it (tool-failures.ts).

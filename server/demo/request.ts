@@ -32,6 +32,13 @@ export function lastUserText(req: DemoChatRequest): string {
   return user ? text(user.content) : "";
 }
 
+/** How many images the last user message carries (its image_url parts); 0 after a tool's result. */
+export function lastUserImages(req: DemoChatRequest): number {
+  const last = turns(req).at(-1);
+  if (last?.role !== "user" || typeof last.content === "string") return 0;
+  return (last.content ?? []).filter((p) => p.type === "image_url").length;
+}
+
 /** True when the request is a fresh user turn (not the follow-up to a tool result). */
 export function endsWithUser(req: DemoChatRequest): boolean {
   return lastRole(req) === "user";

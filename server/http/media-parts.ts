@@ -18,6 +18,30 @@
 import type { Message, RunAgentInput } from "@ag-ui/core";
 import { IMAGE_INPUT, IMAGE_SIGNATURE_BYTES, IMAGE_TYPES, imageTypeOf, MEDIA_KINDS } from "../models/media-inputs.ts";
 import type { Issue } from "./errors.ts";
+import type { AttachmentLimits } from "../../protocol/attachments.ts";
+import type { InputLimits } from "./limits.ts";
+
+/**
+ * What a client may attach to one message, said once, here, from the bounds that refuse more:
+ * an image's base64 is one string (at most `maxStringBytes`), so its bytes are at most 3/4 of
+ * that; a run's body (at most `maxBodyBytes`) also carries the rest of the conversation, so a
+ * message takes as many images at that size as fit with one string's room left for the rest;
+ * the types are the ones the model adapters pass on (IMAGE_TYPES). The shape is
+ * protocol/attachments.ts. GET <mount>/agents serves
+ * them and the app's composer enforces them (client/src/attachments.ts), so a person hears
+ * "too big" before sending rather than a 413 after. Rejected: the numbers written again in the
+ * client, which would drift from the limits an operator sets (MAX_BODY_BYTES).
+ */
+export function attachmentLimits(limits: Pick<InputLimits, "maxStringBytes">, maxBodyBytes: number): AttachmentLimits {
+  return {
+    maxImages: Math.max(1, Math.floor(maxBodyBytes / limits.maxStringBytes) - 1),
+    maxImageBytes: Math.floor(limits.maxStringBytes / 4) * 3,
+    imageTypes: Object.keys(IMAGE_TYPES),
+    imageTypeNames: Object.values(IMAGE_TYPES)
+      .map((t) => t.name)
+      .join(", "),
+  };
+}
 
 /**
  * A character base64 does not have. Searched for rather than matching the whole text against

@@ -34,6 +34,7 @@ import type { Schedules } from "../schedules/schedules.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import type { Memory } from "../memory/memory.ts";
 import { NO_WEBHOOKS, type WebhookSettings } from "../webhooks/settings.ts";
+import { attachmentLimits } from "./media-parts.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { workspaceRoutes } from "./routes/workspace.ts";
 import { checkOrigin, requireJsonBodies } from "./web.ts";
@@ -103,7 +104,8 @@ export function createRouter(deps: RouterDeps): Router {
   router.use(edgeMiddleware(deps));
   router.use("/agents/:agentId", validatePathIds("agentId"));
   router.use("/threads/:threadId", validatePathIds("threadId"));
-  router.use(agentRoutes(deps));
+  const edge = deps.edge ?? DEFAULT_EDGE;
+  router.use(agentRoutes({ ...deps, attachments: attachmentLimits(edge.limits, edge.maxBodyBytes) }));
   router.use(runRoute(deps));
   router.use(runsRoutes({ ...deps, webhooks: deps.webhooks ?? NO_WEBHOOKS }));
   router.use(connectRoute({ ...deps, snapshots: deps.snapshots ?? new SnapshotCache({ metrics: deps.metrics }) }));

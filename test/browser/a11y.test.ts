@@ -25,7 +25,7 @@ async function tabsTo(page: Page, target: string, max: number): Promise<number> 
 describeBrowser("keyboard and accessibility", () => {
   const app = useApp();
 
-  it("the keyboard: the input is one Tab and Enter away (or four Tabs), with a visible ring; the focus is back in it after each run; every thread is reachable", async () => {
+  it("the keyboard: the input is one Tab and Enter away (or five Tabs), with a visible ring; the focus is back in it after each run; every thread is reachable", async () => {
     const page = await app.browser.newPage();
     const first = await openApp(page, app.server.url);
     await page.keyboard.press("Tab");
@@ -37,10 +37,11 @@ describeBrowser("keyboard and accessibility", () => {
     // The input's rounded box draws the ring, in the accent colour (#4f46e5).
     expect(await page.evaluate(`getComputedStyle(document.querySelector(".chat-input .copilotKitInput")).boxShadow`)).toContain("rgb(79, 70, 229)");
 
-    // Without the skip link: the chat comes first after the top bar.
+    // Without the skip link: the chat comes first after the top bar; the input's "+" (attach
+    // images, issue 32) is the one stop before its text box.
     await page.reload();
     await page.locator('[data-testid="chat-input"][data-enabled="true"]').waitFor();
-    expect(await tabsTo(page, "copilot-chat-textarea", 10)).toBeLessThanOrEqual(4);
+    expect(await tabsTo(page, "copilot-chat-textarea", 10)).toBeLessThanOrEqual(5);
 
     // A run takes the input away; its end gives the focus back, every time.
     for (const text of ["Hello there", "Add a task: water the plants"]) {

@@ -236,4 +236,17 @@ describe("demo model, with an application's own tool schemas", () => {
     const { text } = await demoTurn(answered(first, calls, [JSON.stringify({ city: "Paris", forecast: "sunny", tempC: 21 })]), []);
     expect(text).toBe('The weather service said about Paris: {"city":"Paris","forecast":"sunny","tempC":21}');
   });
+
+  it("images: the answer says how many arrived and that the demo cannot see them, with no tool call; a plain message after it is read as before", async () => {
+    const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+    const image = { type: "image" as const, source: { type: "data" as const, value: pixel, mimeType: "image/png" } };
+    const two: Message = { id: "u-img", role: "user", content: [{ type: "text", text: "What is this?" }, image, image] };
+    const seen = await turn([two]);
+    expect(seen.calls).toEqual([]);
+    expect(seen.text).toBe('I see 2 images in your message with your words "What is this?". I am the built-in **demo model**, so I cannot look at what they show; with a real model (set `MODEL` and its API key) the agent would describe them.');
+    const one = await turn([{ id: "u-one", role: "user", content: [image] }]);
+    expect(one.text).toMatch(/^I see 1 image in your message\. /);
+    const next = await turn([two, { id: "a-img", role: "assistant", content: seen.text }, user(DEMO_PROMPTS.weather)]);
+    expect(next.calls.map((c) => c.name)).toEqual([DEMO_TOOLS.getWeather]);
+  });
 });

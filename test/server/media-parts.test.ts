@@ -6,7 +6,9 @@
 import type { RunAgentInput } from "@ag-ui/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { base64Problem, mediaPartIssues } from "../../server/http/media-parts.ts";
+import { attachmentLimits, base64Problem, mediaPartIssues } from "../../server/http/media-parts.ts";
+import { checkInput, DEFAULT_INPUT_LIMITS } from "../../server/http/limits.ts";
+import { DEFAULT_EDGE } from "../../server/http/router.ts";
 import { IMAGE_TYPES } from "../../server/models/media-inputs.ts";
 
 const SIGNATURES: Record<string, number[]> = {
@@ -103,5 +105,26 @@ describe("mediaPartIssues", () => {
   it("a tool message's parts are checked too; text parts and string content are left alone", () => {
     expect(mediaPartIssues(input({ type: "image", source: { type: "url", value: "http://x/y.png" } }, "tool"))).toHaveLength(1);
     expect(mediaPartIssues(input({ type: "text", text: "http://x/y.png" }))).toEqual([]);
+  });
+});
+
+describe("attachmentLimits (what the composer is told)", () => {
+  it("an image of maxImageBytes passes the input limits and one byte more does not; maxImages of them leave a string's room in the body", () => {
+    for (const maxStringBytes of [DEFAULT_INPUT_LIMITS.maxStringBytes, 1000, 4096 + 3]) {
+      const limits = { ...DEFAULT_INPUT_LIMITS, maxStringBytes };
+      const { maxImageBytes, maxImages } = attachmentLimits(limits, DEFAULT_EDGE.maxBodyBytes);
+      const at = Buffer.alloc(maxImageBytes).toString("base64");
+      const over = Buffer.alloc(maxImageBytes + 1).toString("base64");
+      expect(checkInput({ value: at }, limits)).toEqual([]);
+      expect(checkInput({ value: over }, limits).map((i) => i.limit)).toEqual(["MAX_STRING_BYTES"]);
+      expect(maxImages).toBeGreaterThanOrEqual(1);
+      if (maxImages > 1) expect((maxImages + 1) * maxStringBytes).toBeLessThanOrEqual(DEFAULT_EDGE.maxBodyBytes);
+    }
+  });
+
+  it("the types are the ones the adapters pass on, named for a person", () => {
+    const { imageTypes, imageTypeNames } = attachmentLimits(DEFAULT_INPUT_LIMITS, DEFAULT_EDGE.maxBodyBytes);
+    expect(imageTypes).toEqual(Object.keys(IMAGE_TYPES));
+    expect(imageTypeNames).toBe("PNG, JPEG, GIF, WebP");
   });
 });

@@ -8,9 +8,10 @@
  * chose ("‹ 1/2 ›", useBranches.ts), and keeps a message the server refused as stale for sending
  * again (Unsent.tsx).
  */
-import { CopilotChat, CopilotChatInput, type CopilotChatInputProps, type Message, useAgent, useCopilotKit } from "@copilotkit/react-core/v2";
+import { CopilotChat, CopilotChatInput, type CopilotChatInputProps, CopilotChatView, type Message, useAgent, useCopilotKit } from "@copilotkit/react-core/v2";
 import { createContext, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { useAgentBusy, useAgentSettledOnce } from "../agent-busy.ts";
+import { ImageAttachmentsContext, useImageAttachments, useImageAttachmentsContext } from "../attachments.ts";
 import { catchUpNow, useCatchUp } from "../catch-up.ts";
 import { useThreadChrome } from "../chrome-context.ts";
 import type { ChromeStatus } from "../status.ts";
@@ -69,6 +70,32 @@ function useEscapeStops(running: boolean, onStop: () => void): void {
   }, [running, onStop]);
 }
 
+type ChatViewProps = React.ComponentProps<typeof CopilotChatView>;
+
+/** CopilotKit's chat view, with the images past the server's count taken out again (attachments.ts). */
+function LimitedChatView(props: ChatViewProps) {
+  const images = useImageAttachmentsContext();
+  const { attachments, onRemoveAttachment } = props;
+  useEffect(() => {
+    if (attachments && onRemoveAttachment) images?.changed(attachments, onRemoveAttachment);
+  }, [attachments, onRemoveAttachment, images]);
+  return <CopilotChatView {...props} />;
+}
+
+/** Why the last image was not attached, just above the input, where the person just tried. */
+function AttachProblem() {
+  const images = useImageAttachmentsContext();
+  if (!images?.problem) return null;
+  return (
+    <div className="attach-problem" data-testid="attach-problem" role="alert">
+      <span>{images.problem}</span>
+      <button type="button" className="link" onClick={images.dismiss}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
 function GatedInput(props: CopilotChatInputProps) {
   const { chrome, status, onSubmitted, onCancel } = useThreadChrome();
   const sendElsewhere = useContext(SendContext);
@@ -100,7 +127,7 @@ function GatedInput(props: CopilotChatInputProps) {
             ? ({ "aria-label": "Stop the run", title: "Stop the run (Esc)", "aria-keyshortcuts": "Escape", "data-testid": "cancel-button", className: "stop-button" } as object)
             : { "aria-label": "Send the message", title: "Send", ...(enabled ? {} : { disabled: true }) }
         }
-        addMenuButton={{ "aria-label": "Attach files or pick a tool" }}
+        addMenuButton={{ "aria-label": "Attach images", "data-testid": "attach-button" } as object}
       />
     </div>
   );
@@ -154,6 +181,7 @@ export function Chat() {
   const resend = useResend(agent, onSubmitted);
   const { regenerate, edit } = useSteering(agentId, branches.leave);
   const [editing, setEditing] = useState<Message | null>(null);
+  const images = useImageAttachments();
   // Steering starts a run: only when the thread could take a message (not while one runs).
   const steerable = chrome.inputEnabled;
   const messages = useMemo<ChatMessages>(
@@ -171,21 +199,28 @@ export function Chat() {
     <div className="chat" data-testid="chat" data-branch-elsewhere={branches.elsewhere ? "true" : "false"}>
       <ChatContext.Provider value={messages}>
         <SendContext.Provider value={sendElsewhere}>
+          <ImageAttachmentsContext.Provider value={images}>
           <CopilotChat
             agentId={agentId}
             threadId={threadId}
             input={GatedInput as unknown as typeof CopilotChatInput}
+            chatView={LimitedChatView as unknown as typeof CopilotChatView}
+            {...(images.config ? { attachments: images.config } : {})}
             welcomeScreen={false}
             messageView={{
               reasoningMessage: { "data-testid": "reasoning-message", header: ReasoningHeader } as object,
               assistantMessage: AssistantMessage as never,
               userMessage: UserMessage as never,
             }}
-            labels={{ chatInputPlaceholder: "Ask anything…" }}
+            labels={{ chatInputPlaceholder: "Ask anything…", chatInputToolbarAddButtonLabel: "Attach images" }}
           />
+          </ImageAttachmentsContext.Provider>
         </SendContext.Provider>
       </ChatContext.Provider>
       <Greeting />
+      <ImageAttachmentsContext.Provider value={images}>
+        <AttachProblem />
+      </ImageAttachmentsContext.Provider>
       {unsent && <UnsentNotice unsent={unsent} canSend={chrome.inputEnabled} />}
       {refused && (
         <RefusedNotice

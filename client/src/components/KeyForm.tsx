@@ -4,7 +4,7 @@
  * underneath, so a message being typed is kept). It says which: no key, or a key that was refused.
  */
 import { type FormEvent, type ReactNode, useCallback, useEffect, useState } from "react";
-import { type AgentInfo, listAgents, UnauthorizedError } from "../api.ts";
+import { type AgentDirectory, listAgents, UnauthorizedError } from "../api.ts";
 import { type KeyProblem, onUnauthorized, saveKey } from "../keys.ts";
 import { AppSkeleton } from "./Skeleton.tsx";
 
@@ -13,8 +13,8 @@ const SAYS: Record<KeyProblem, string> = {
   wrong: "The server refused the API key this app has. Check it against the server's API_KEYS setting and enter it again.",
 };
 
-export function KeyGate({ children }: { children: (agents: AgentInfo[]) => ReactNode }) {
-  const [agents, setAgents] = useState<AgentInfo[] | null>(null);
+export function KeyGate({ children }: { children: (directory: AgentDirectory) => ReactNode }) {
+  const [agents, setAgents] = useState<AgentDirectory | null>(null);
   const [problem, setProblem] = useState<KeyProblem | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const load = useCallback(() => {

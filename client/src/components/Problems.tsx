@@ -4,7 +4,8 @@
  * - a refused request: the server answered a run with 4xx or 5xx before it started (an origin
  *   not in ALLOWED_ORIGINS behind a forwarded port, a limit, a key), so nothing was written. The
  *   server's own sentence, the fix, and the message kept to send again; it is taken out of the
- *   chat, which would otherwise show it as sent. A 401 also opens the key form (keys.ts).
+ *   chat, which would otherwise show it as sent. A 401 also opens the key form (keys.ts). The
+ *   same for a run CopilotKit's client would not start (run-not-started.ts): its reason, status 0.
  * - a failed run: the run started and failed (the model's provider, a tool, a lost instance).
  *   Under the thread's last message: what the log says happened, what to do, and Retry.
  *
@@ -16,6 +17,7 @@ import { useEffect, useState } from "react";
 import type { Agent } from "../agent-busy.ts";
 import { useThreadChrome } from "../chrome-context.ts";
 import { reportUnauthorized } from "../keys.ts";
+import { useRunNotStarted } from "../run-not-started.ts";
 import { useSteering } from "./steering.ts";
 
 /** The error CopilotKit's HTTP agent throws for a non-2xx answer: the status and the parsed body. */
@@ -36,6 +38,7 @@ function refusalOf(error: unknown): HttpRefusal | null {
 
 /** What to do about a refusal, beyond what the server's sentence says. */
 function fixForRefusal(r: HttpRefusal): string {
+  if (r.status === 0) return NOT_STARTED_FIX;
   if (r.code === "ORIGIN_NOT_ALLOWED") return "Once the server is restarted with that setting, send the message again.";
   if (r.status === 401) return "Enter a key the server accepts in the form, then send the message again.";
   if (r.status === 429) return "Wait a moment, then send the message again.";
@@ -47,8 +50,18 @@ export interface Refused extends HttpRefusal {
   text: string;
 }
 
+/** What to do about a run the browser would not start: answering the question is the way on. */
+const NOT_STARTED_FIX = "Answer the question above first (or deny it), then send the message again.";
+
 export function useRefusedRun(agent: Agent): [Refused | null, (r: Refused | null) => void] {
+  const { copilotkit } = useCopilotKit();
   const [refused, setRefused] = useState<Refused | null>(null);
+  useRunNotStarted(copilotkit, agent, (error) => {
+    const last = agent.messages.findLast((m) => m.role === "user");
+    // Never sent: the chat shows what the server holds.
+    if (last) agent.setMessages(agent.messages.filter((m) => m.id !== last.id));
+    setRefused({ status: 0, code: "NOT_STARTED", message: error.message, text: typeof last?.content === "string" ? last.content : "" });
+  });
   useEffect(() => {
     const sub = agent.subscribe({
       onRunFailed: ({ error }) => {
@@ -71,7 +84,7 @@ export function RefusedNotice({ refused, canSend, onResend, onDismiss }: { refus
   return (
     <div className="problem refused" data-testid="refused" data-code={refused.code} role="alert">
       <p data-testid="refused-message">
-        <strong>The server refused the message ({refused.status}).</strong> {refused.message}
+        <strong>{refused.status === 0 ? "The message was not sent." : `The server refused the message (${refused.status}).`}</strong> {refused.message}
       </p>
       <p className="problem-fix" data-testid="refused-fix">
         {fixForRefusal(refused)}

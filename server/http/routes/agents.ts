@@ -1,11 +1,15 @@
-/** GET <mount>/agents and GET <mount>/agents/:agentId: the agents this server hosts, with their AG-UI capabilities. */
+/**
+ * GET <mount>/agents and GET <mount>/agents/:agentId: the agents this server hosts, with their
+ * AG-UI capabilities; the list also says what a message may attach (media-parts.ts).
+ */
 import { Router } from "express";
 import { agentCapabilities } from "../../agents/capabilities.ts";
 import type { AgentDefinition, AgentRegistry } from "../../agents/define.ts";
 import type { Engine } from "../../engine/engine.ts";
 import { sendError } from "../errors.ts";
+import type { AttachmentLimits } from "../../../protocol/attachments.ts";
 
-export function agentRoutes({ agents, engine }: { agents: AgentRegistry; engine: Pick<Engine, "modelIfBuilt"> }): Router {
+export function agentRoutes({ agents, engine, attachments }: { agents: AgentRegistry; engine: Pick<Engine, "modelIfBuilt">; attachments: AttachmentLimits }): Router {
   const router = Router();
   const describe = (a: AgentDefinition) => ({
     id: a.id,
@@ -17,7 +21,7 @@ export function agentRoutes({ agents, engine }: { agents: AgentRegistry; engine:
     capabilities: agentCapabilities(a, engine.modelIfBuilt(a)),
   });
   router.get("/agents", (_req, res) => {
-    res.json({ agents: agents.list().map(describe) });
+    res.json({ agents: agents.list().map(describe), attachments });
   });
   router.get("/agents/:agentId", (req, res) => {
     const agent = agents.get(req.params.agentId);
