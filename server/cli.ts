@@ -8,6 +8,7 @@
  * 2 a usage error. Each command is imported only when asked for: `migrate` never loads the
  * server, `conformance` never opens a database.
  */
+import "./node-check.ts";
 import { ConfigSchema } from "./config.ts";
 import { createLogger } from "./logger.ts";
 

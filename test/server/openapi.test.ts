@@ -4,7 +4,7 @@
  * nothing is described that is not a route; the document is OpenAPI 3.1 whose request schemas
  * are the routes' zod schemas, so a query the route refuses is one the document forbids too.
  */
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import type { Router } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../server/http/openapi.ts";
