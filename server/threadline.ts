@@ -28,6 +28,7 @@ import { applyHttpTimeouts, httpTimeouts, type HttpTimeouts } from "./http/serve
 import { SnapshotCache } from "./http/snapshot-cache.ts";
 import { clientApp } from "./http/static.ts";
 import { createLogger } from "./logger.ts";
+import { usesWorkspace } from "./workspace/workspace-tool-mark.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { engineObserver } from "./telemetry/engine-observer.ts";
 import { modelsFromConfig } from "./models/from-config.ts";
@@ -359,7 +360,8 @@ async function startParts(p: Parts, opts: ThreadlineOptions): Promise<void> {
   await store.migrate();
   logger.info({ store: store.kind }, store.kind === "postgres" ? "event store: Postgres" : `event store: embedded PGlite${opts.database ? "" : ` under ${config.DATA_DIR}`}`);
   if (store.connections) logConnections(await store.connections(), logger);
-  await checkWorkspace(p.workspace, store, engine.leaseOwner, logger);
+  // Only a server whose agents work in workspaces makes the root and probes the sandbox.
+  if (usesWorkspace(p.agents.list())) await checkWorkspace(p.workspace, store, engine.leaseOwner, logger);
   await engine.start();
   const stopRetention = startRetention(store, config.RETENTION_HOURS * 3_600_000, logger);
   p.closers.unshift(async () => stopRetention());

@@ -16,6 +16,7 @@ import { bashTool, runTool } from "./command-tools.ts";
 import { editTool, readTool, writeTool } from "./file-tools.ts";
 import { defaultWorkspaceHost, type WorkspaceHost } from "./host.ts";
 import { findTool, grepTool, lsTool } from "./search-tools.ts";
+import { markWorkspaceTool } from "./workspace-tool-mark.ts";
 
 export { defaultWorkspaceHost, workspaceHostFromConfig, type WorkspaceHost } from "./host.ts";
 export * from "./limits.ts";
@@ -28,5 +29,5 @@ export interface WorkspaceToolsOptions {
 
 export function workspaceTools(opts: WorkspaceToolsOptions = {}): ToolDefinition[] {
   const host = () => opts.host ?? defaultWorkspaceHost();
-  return [readTool(host), writeTool(host), editTool(host), bashTool(host), grepTool(host), findTool(host), lsTool(host), runTool(host)];
+  return [readTool(host), writeTool(host), editTool(host), bashTool(host), grepTool(host), findTool(host), lsTool(host), runTool(host)].map(markWorkspaceTool);
 }
