@@ -25,6 +25,7 @@ import { SnapshotCache } from "../http/snapshot-cache.ts";
 import { ThreadlineAgent } from "./agent.ts";
 import { sendFetchResponse, toFetchRequest } from "./fetch-bridge.ts";
 import { copilotkitReload } from "./reload.ts";
+import { requireRunAgentInput } from "./run-body.ts";
 import { ThreadlineAgentRunner, type ThreadlineRunnerDeps, unknownAgent } from "./runner.ts";
 
 export interface CopilotkitHandlerDeps extends ThreadlineRunnerDeps {
@@ -68,7 +69,7 @@ export function copilotkitHandler(deps: CopilotkitHandlerDeps): Router {
   // A reload of a thread where nothing runs is answered from the shared snapshot (reload.ts).
   const reload = copilotkitReload({ ...deps, snapshots: deps.snapshots ?? new SnapshotCache({ metrics: deps.metrics }) });
   for (const verb of ["run", "connect", "suggest"] as const) {
-    const before = verb === "connect" ? [reload] : [];
+    const before = verb === "connect" ? [requireRunAgentInput(), reload] : verb === "run" ? [requireRunAgentInput()] : [];
     router.post(`/agent/:agentId/${verb}`, ...agentPath, validateBodyIds("threadId", "runId"), ...before, runtime((p) => `/agent/${encodeURIComponent(p.agentId!)}/${verb}`));
   }
   router.post(

@@ -9,7 +9,7 @@
 import express, { type Express } from "express";
 import { pino } from "pino";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentRegistry } from "../../server/agents/define.ts";
 import { copilotkitHandler } from "../../server/copilotkit/handler.ts";
 import { Engine } from "../../server/engine/engine.ts";
@@ -126,6 +126,9 @@ describe.each(backends())("copilotkitHandler() mounted in an app that never list
       ["post", "/agent/gated/suggest", input("ok", "r\u0000", "hi"), 400, "INVALID_ID"],
       // The runtime's own refusals, in our shape.
       ["post", "/agent/gated/stop/t", { other: 1 }, 400, "COPILOTKIT_HTTP_400"],
+      // Bodies that are no RunAgentInput: refused before the runtime, which printed each ZodError to stderr.
+      ["post", "/agent/gated/run", { threadId: "t" }, 400, "INVALID_RUN_INPUT"],
+      ["post", "/agent/gated/connect", { threadId: "t", runId: "r", messages: "no" }, 400, "INVALID_RUN_INPUT"],
       // Segments before `agent`: the runtime matched them by their tail, past the checks.
       ["post", "/prefix/agent/gated/run", input("prefixed", "prefixed-r", "hi"), 404, "NOT_FOUND"],
       ["post", "/a/b/agent/__proto__/run", input("prefixed", "prefixed-r", "hi"), 404, "NOT_FOUND"],
@@ -137,6 +140,7 @@ describe.each(backends())("copilotkitHandler() mounted in an app that never list
       ["get", "/agent/gated/run", undefined, 404, "NOT_FOUND"],
       ["post", "", { method: "agent/run", params: { agentId: "gated" }, body: {} }, 404, "NOT_FOUND"],
     ];
+    const printed = vi.spyOn(console, "error");
     for (const [method, path, body, status, code] of cases) {
       const req = request(app)[method](`${MOUNT}${path}`).set(auth("acme"));
       const res = body === undefined ? await req : await req.send(body);
@@ -146,6 +150,9 @@ describe.each(backends())("copilotkitHandler() mounted in an app that never list
       expect(res.body.error.message.length, what).toBeGreaterThan(20);
       expect(res.text, what).not.toMatch(/invalid byte sequence|0x00|UTF8|syntax|postgres/i);
     }
+    // Nothing of it went to stderr outside the server's logs.
+    expect(printed).not.toHaveBeenCalled();
+    printed.mockRestore();
     expect(await store.getThread("prefixed")).toBeNull();
     expect(await rows()).toBe(before);
   });
