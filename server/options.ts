@@ -35,13 +35,14 @@ export interface ThreadlineOptions {
   /**
    * The database: a Postgres URL, a pg.Pool of yours (the store takes its connections from it
    * and close() leaves it open), or a PGlite instance (left open too). Default: DATABASE_URL,
-   * else the embedded PGlite under `dataDir`.
+   * else the embedded PGlite under `dataDir`. Undefined counts as absent (an option given from an
+   * environment variable that may not be set: `database: process.env.DATABASE_URL`).
    */
-  database?: DatabaseOption;
+  database?: DatabaseOption | undefined;
   /** Postgres schema of the store's tables (DATABASE_SCHEMA, "threadline"). */
-  schema?: string;
+  schema?: string | undefined;
   /** Directory of the embedded PGlite database and the workspaces (DATA_DIR, "./data"). */
-  dataDir?: string;
+  dataDir?: string | undefined;
   /** Default: the built-in `default` agent and the feature demo agents (agents/demos). */
   agents?: AgentDefinition[];
   /**
@@ -49,7 +50,7 @@ export interface ThreadlineOptions {
    * every agent), or a "provider:name" spec such as "anthropic:claude-sonnet-4-5". Default: MODEL,
    * else OPENAI_* , else the offline demo model.
    */
-  model?: Model | ModelFactory | string;
+  model?: Model | ModelFactory | string | undefined;
   /**
    * Your own authentication: answer `{ tenantId }` for a request you accept, null for 401.
    * When given, it decides every request's tenant and API keys are not used.

@@ -240,8 +240,11 @@ export interface AgentInput {
    * undefined keeps `instructions`. Called for every LLM request of the run.
    */
   instructionsFor?: (run: RunInfo) => string | undefined;
-  /** A "provider:name" spec ("anthropic:claude-sonnet-4-5") or a Model; the server's default when absent. */
-  model?: string | Model;
+  /**
+   * A "provider:name" spec ("anthropic:claude-sonnet-4-5") or a Model; the server's default when
+   * absent or undefined (so `model: process.env.MODEL` type-checks with exactOptionalPropertyTypes).
+   */
+  model?: string | Model | undefined;
   tools?: ToolDefinition[];
   maxTurns?: number;
   doubleTexting?: DoubleTextingPolicy;
