@@ -50,6 +50,13 @@ export interface CheckOptions {
    * kit's own location, which finds the application's node_modules).
    */
   resolveClientsFrom?: string;
+  /**
+   * Deletes one thread the kit created, called for each once every rule is judged, so that a
+   * check leaves nothing in the server it checked (the CLI's --delete-url sends an HTTP DELETE).
+   * A failure is reported in the report's `cleanup`, never as a rule's. Without it the threads
+   * stay, marked by their ids (`agui-conformance-…`) and their messages (`[agui-conformance]`).
+   */
+  deleteThread?: (threadId: string) => Promise<void>;
 }
 
 /** Every rule, in the order the report lists them. */
@@ -79,7 +86,8 @@ export async function checkAgUiServer(target: AgUiTarget, opts: CheckOptions = {
   const open = await openTarget(target);
   try {
     const ctx = await gather(open.base, opts);
-    const report: ConformanceReport = { passed: [], failed: [], unsupported: [] };
+    const threads = [...new Set(ctx.runs.map((r) => r.input.threadId))];
+    const report: ConformanceReport = { passed: [], failed: [], unsupported: [], threads };
     for (const spec of RULES) {
       let verdict: Verdict;
       try {
@@ -90,10 +98,24 @@ export async function checkAgUiServer(target: AgUiTarget, opts: CheckOptions = {
       const rule: Rule = { name: spec.name, title: spec.title, ...verdict };
       report[verdict.status].push(rule);
     }
+    if (opts.deleteThread) report.cleanup = await deleteThreads(threads, opts.deleteThread);
     return report;
   } finally {
     await open.close();
   }
+}
+
+async function deleteThreads(threads: string[], deleteThread: (threadId: string) => Promise<void>): Promise<NonNullable<ConformanceReport["cleanup"]>> {
+  const cleanup: NonNullable<ConformanceReport["cleanup"]> = { deleted: [], failed: [] };
+  for (const threadId of threads) {
+    try {
+      await deleteThread(threadId);
+      cleanup.deleted.push(threadId);
+    } catch (err) {
+      cleanup.failed.push({ threadId, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return cleanup;
 }
 
 async function gather(base: URL, opts: CheckOptions): Promise<CheckContext> {

@@ -20,5 +20,8 @@ export function formatReport(report: ConformanceReport, target?: string): string
   const all = [...report.failed, ...report.passed, ...report.unsupported];
   const head = target === undefined ? [] : [`AG-UI conformance of ${target}`, ""];
   const summary = `${report.passed.length} passed, ${report.failed.length} failed, ${report.unsupported.length} unsupported or inconclusive`;
-  return [...head, ...all.flatMap(ruleLines), "", summary, ""].join("\n");
+  const cleanup = report.cleanup
+    ? [`threads deleted after the check: ${report.cleanup.deleted.length} of ${report.threads.length}${report.cleanup.failed.map((f) => `; ${f.threadId} not: ${f.error}`).join("")}`]
+    : [`threads left on the server: ${report.threads.join(", ") || "none"} (--delete-url, or deleteThread, deletes them)`];
+  return [...head, ...all.flatMap(ruleLines), "", summary, ...cleanup, ""].join("\n");
 }

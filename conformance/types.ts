@@ -25,6 +25,10 @@ export interface ConformanceReport {
   passed: Rule[];
   failed: Rule[];
   unsupported: Rule[];
+  /** The threads the kit's runs created on the server (their ids start with `agui-conformance-`). */
+  threads: string[];
+  /** With CheckOptions.deleteThread: which of them were deleted after the check, and which not. */
+  cleanup?: { deleted: string[]; failed: { threadId: string; error: string }[] };
 }
 
 /** A frame quoted in a report is cut here: enough to see the event, not a whole snapshot. */

@@ -6,9 +6,11 @@
  */
 import type { Fixture } from "@copilotkit/aimock";
 import { LLMock } from "@copilotkit/aimock";
+import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAgUiServer, KIT_PROMPTS, KIT_TOOL, type ConformanceReport } from "../../conformance/index.ts";
@@ -45,9 +47,18 @@ describe.each(backends())("the conformance kit against Threadline [%s]", (backen
   it("passes every rule through router() mounted in an app, the optional ones included", async () => {
     const app = express();
     app.use("/ai", server.threadline.router());
-    const report = await checkAgUiServer(app, { agentPath: "/ai/agents/default" });
+    const deleteThread = async (threadId: string) => {
+      const res = await fetch(`${server.url}/api/threads/${encodeURIComponent(threadId)}`, { method: "DELETE" });
+      if (!res.ok) throw new Error(`DELETE answered ${res.status}`);
+    };
+    const report = await checkAgUiServer(app, { agentPath: "/ai/agents/default", deleteThread });
 
     expect(report.failed).toEqual([]);
+    // The kit's threads, deleted once every rule was judged: nothing of the check is left.
+    expect(report.threads).toHaveLength(2);
+    expect(report.threads.every((t) => t.startsWith("agui-conformance-"))).toBe(true);
+    expect(report.cleanup).toEqual({ deleted: report.threads, failed: [] });
+    for (const t of report.threads) expect(await server.store.getThread(t)).toBeNull();
     expect(names(report.passed)).toEqual(
       [
         "sse-response",
@@ -76,6 +87,16 @@ describe.each(backends())("the conformance kit against Threadline [%s]", (backen
     const asked = mock.getRequests().filter((e) => e.path.includes("/chat/completions")).length;
     expect(asked).toBeGreaterThanOrEqual(4);
   });
+
+  it("the command's --delete-url deletes the kit's threads after the check, and says so", async () => {
+    const agentPath = "/api/agents/default";
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", path.join(ROOT, "conformance/cli.ts"), server.url, "--agent-path", agentPath, "--delete-url", `${server.url}/api/threads/{threadId}`], { cwd: ROOT });
+    expect(stdout).toMatch(/\nthreads deleted after the check: 2 of 2\n/);
+    const listed = (await (await fetch(`${server.url}/api/threads?limit=200`)).json()) as { threads: { threadId: string }[] };
+    const left = listed.threads.filter((t) => t.threadId.startsWith("agui-conformance-"));
+    // The library test above deleted its own; this run's are gone too.
+    expect(left).toEqual([]);
+  }, START_TIMEOUT_MS);
 
   it("runs 0.0.59 installed under its own name as the 0.0.59 client, and says 1.x is missing rather than mislabelling it", async () => {
     // An application with only @ag-ui/client@0.0.59, installed as @ag-ui/client.
