@@ -397,21 +397,4 @@ function predictStateOf(input: AgentInput): PredictStateRule[] {
   return parsed.data;
 }
 
-export class AgentRegistry {
-  readonly #agents = new Map<string, AgentDefinition>();
-
-  constructor(agents: AgentDefinition[]) {
-    for (const a of agents) {
-      if (this.#agents.has(a.id)) throw new AgentDefinitionError(`Two agents have the id "${a.id}".`);
-      this.#agents.set(a.id, a);
-    }
-  }
-
-  get(id: string): AgentDefinition | undefined {
-    return this.#agents.get(id);
-  }
-
-  list(): AgentDefinition[] {
-    return [...this.#agents.values()];
-  }
-}
+export { AgentRegistry } from "./registry.ts";
