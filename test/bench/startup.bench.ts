@@ -14,12 +14,12 @@
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { startBusyLoops } from "../support/busy-loops.ts";
+import { unusedPort } from "../support/ports.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PROBE = path.join(ROOT, "test/bench/startup/probe.mjs");
@@ -48,14 +48,6 @@ interface Start {
   failure?: string;
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 function ask(child: ChildProcess): Promise<Report> {
   return new Promise((resolve) => {
     child.once("message", (m) => resolve(m as Report));
@@ -64,7 +56,7 @@ function ask(child: ChildProcess): Promise<Report> {
 }
 
 async function startOnce(scenario: string, env: Record<string, string>): Promise<Start> {
-  const port = await freePort();
+  const port = await unusedPort();
   const entry = FROM_SOURCE ? path.join(ROOT, "server/main.ts") : path.join(ROOT, "dist/server/main.js");
   const execArgv = FROM_SOURCE ? ["--import", "tsx", "--import", PROBE] : ["--import", PROBE];
   const t0 = performance.now();

@@ -6,7 +6,6 @@
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -14,9 +13,10 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../server/store/migrations.generated.ts";
 import { spawnMain } from "../support/main-process.ts";
-import { boundUrl, sendRun, START_BOUND_MS } from "../support/readiness-probe.ts";
+import { boundUrl, expectServesThenStops, START_BOUND_MS } from "../support/readiness-probe.ts";
 import { testSchema } from "../support/schemas.ts";
 import { childEnv } from "../support/server-process.ts";
+import { unusedPort } from "../support/ports.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const CLI = path.join(ROOT, "server/cli.ts");
@@ -43,15 +43,6 @@ async function cli(args: string[], env: Record<string, string | undefined> = {})
 
 /** The log lines of a run (pino JSON: not a terminal), by message. */
 const messages = (stdout: string) => stdout.split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg);
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("threadline <command>", () => {
   it("without a command: exit 2, saying so, with the usage; help: exit 0", async () => {
@@ -91,7 +82,7 @@ describe("threadline <command>", () => {
   }, START_BOUND_MS);
 
   it("migrate against a database that is not there: exit 1 with the start-up sentence naming DATABASE_URL", async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const ran = await cli(["migrate"], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/x` });
     expect(ran.code).toBe(1);
     expect(messages(ran.stdout)).toContain(
@@ -113,10 +104,7 @@ describe("threadline <command>", () => {
     try {
       const url = await boundUrl(child);
       await child.waitForLine((l) => /^Threadline listening on /.test(l.msg), START_BOUND_MS);
-      const run = await sendRun(`${url}/api/agents/default/run`);
-      expect(run.status).toBe(200);
-      expect(run.text).toContain("RUN_FINISHED");
-      expect(await child.kill("SIGTERM")).toMatchObject({ code: 0 });
+      await expectServesThenStops(child, url);
     } finally {
       await child.kill("SIGKILL");
     }

@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { spawnMain } from "../support/main-process.ts";
-import { boundUrl, sendRun, START_BOUND_MS } from "../support/readiness-probe.ts";
+import { boundUrl, expectServesThenStops, START_BOUND_MS } from "../support/readiness-probe.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -109,10 +109,7 @@ describe("Dockerfile", () => {
           if (performance.now() > deadline) throw new Error(`the health check never passed:\n${child.output()}`);
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
-        const run = await sendRun(`${url}/api/agents/default/run`);
-        expect(run.status).toBe(200);
-        expect(run.text).toContain("RUN_FINISHED");
-        expect(await child.kill("SIGTERM")).toMatchObject({ code: 0 });
+        await expectServesThenStops(child, url);
       } finally {
         await child.kill("SIGKILL");
       }

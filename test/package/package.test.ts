@@ -27,7 +27,6 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -41,6 +40,7 @@ import { pythonUnavailable } from "../support/remote-agui.ts";
 import { testSchema } from "../support/schemas.ts";
 import { isType, postSse } from "../support/sse-client.ts";
 import { curlRequest, manualBlocks, type ReadmeBlock, readmeBlocks, shellCommands, theBlock } from "./readme-blocks.ts";
+import { unusedPort } from "../support/ports.ts";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -138,14 +138,6 @@ function installedSize(project: string): InstalledSize {
   return { mb: allocatedBytes(modules) / 1024 / 1024, packages: Object.keys(lock.packages).length, largest };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 interface App {
   url: string;
   output: () => string;
@@ -157,7 +149,7 @@ interface App {
  * with its output if it exits first.
  */
 async function startApp(command: string[], cwd: string, env: Record<string, string>): Promise<App> {
-  const port = await freePort();
+  const port = await unusedPort();
   const child: ChildProcess = spawn(process.execPath, command, { cwd, env: appEnv({ ...env, PORT: String(port) }), stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -192,7 +184,7 @@ async function startPythonExample(dir: string): Promise<{ url: string; stop: () 
   const { python, missing } = pythonWithFastApi();
   if (!python) throw new Error(missing);
   writeFileSync(path.join(dir, "app.py"), theBlock(remoteDocBlocks, "remote-python", REMOTE_DOC).code);
-  const port = await freePort();
+  const port = await unusedPort();
   const child = spawn(python, ["app.py"], { cwd: dir, env: { ...process.env, AGENT_PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -218,7 +210,7 @@ async function startPythonExample(dir: string): Promise<{ url: string; stop: () 
 
 /** Runs an app that must not start; resolves with its exit code and output. */
 async function failingApp(command: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, command, { cwd, env: appEnv({ ...env, PORT: String(await freePort()) }), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, command, { cwd, env: appEnv({ ...env, PORT: String(await unusedPort()) }), stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr.on("data", (c: Buffer) => (output += c.toString()));

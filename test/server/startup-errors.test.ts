@@ -19,6 +19,7 @@ import { pgbouncerMissing, startPgBouncer, type PgBouncer } from "../support/pgb
 import { STARTUP_CONNECT_TRIES } from "../../server/store/migration-bounds.ts";
 import { testSchema } from "../support/schemas.ts";
 import { startTcpProxy } from "../support/tcp-proxy.ts";
+import { unusedPort } from "../support/ports.ts";
 
 const DATABASE_URL = process.env.DATABASE_URL;
 /** The bound the server keeps on every refusal: no retry of a refused connection, no hang. */
@@ -97,18 +98,9 @@ async function expectRefusal(env: Record<string, string | undefined>, expected: 
   return server;
 }
 
-/** A TCP port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe("start-up misconfigurations: one sentence naming the setting and the fix, exit code 1", () => {
   it("DATABASE_URL at a closed port is refused at once, not after the retry bound", async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     await expectRefusal(
       { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test` },
       {
@@ -190,7 +182,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
             setting: "DATABASE_URL",
             // Whichever bound passes first: the new connection's, or an answer on the first one's.
             sentence: new RegExp(`^The database at 127\\.0\\.0\\.1:${proxy.port} (did not answer within DB_CONNECT_TIMEOUT_MS \\(1000 ms\\)|stopped answering during the start \\(a statement got no answer within DB_STATEMENT_TIMEOUT_MS and a second\\)): check that`),
-            readyzPort: await closedPort(),
+            readyzPort: await unusedPort(),
             // A statement that gets no answer is retried within DB_RETRY_MAX_MS: each attempt is
             // bounded by DB_STATEMENT_TIMEOUT_MS and a second (3 s here), the retries by 5 s more.
             boundMs: 30_000,
@@ -206,7 +198,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
       // LISTEN session; before, that probe was retried for ever and the start never ended.
       // The start migrates through DATABASE_URL before it opens that session, so the test gives
       // it a schema of its own, dropped with the file's others (the default one was left behind).
-      const port = await closedPort();
+      const port = await unusedPort();
       await expectRefusal(
         { DATABASE_URL, DATABASE_SCHEMA: testSchema("refused"), DATABASE_POOL_MODE: "transaction", DATABASE_DIRECT_URL: `postgres://postgres@127.0.0.1:${port}/test` },
         {
@@ -317,7 +309,7 @@ describe("start-up misconfigurations: one sentence naming the setting and the fi
   }, TEST_MS);
 
   it("LOG_LEVEL=debug adds the failure in full after the sentence", async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const server = spawnMain({ DATA_DIR: join(tmp, "debug-data"), DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, LOG_LEVEL: "debug" });
     const exit = await waitExit(server);
     expect(exit.code, server.output()).toBe(1);

@@ -68,6 +68,14 @@ export async function sendRun(runUrl: string): Promise<{ status: number; text: s
   return { status: res.status, text: await res.text() };
 }
 
+/** A demo-model run is accepted and runs to its end; then SIGTERM ends the process with code 0. */
+export async function expectServesThenStops(child: MainProcess, url: string): Promise<void> {
+  const run = await sendRun(`${url}/api/agents/default/run`);
+  expect(run.status, child.output()).toBe(200);
+  expect(run.text).toContain("RUN_FINISHED");
+  expect(await child.kill("SIGTERM")).toMatchObject({ code: 0 });
+}
+
 /**
  * What every answer before the first 200 must be: no server yet, or a 503 with Retry-After and
  * its reason, NOT_STARTED (with its sentence) while the start runs. Once started, a starved

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { EventEncoder } from "@ag-ui/encoder";
 import type { BaseEvent, RunAgentInput } from "@ag-ui/core";
 import { pythonWithFastApi } from "./python.ts";
+import { unusedPort } from "./ports.ts";
 
 export interface RemoteFixture {
   /** The agent's AG-UI endpoint. */
@@ -149,17 +150,8 @@ export async function startNodeRemote(): Promise<RemoteFixture> {
   };
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return port;
-}
-
 export async function startPythonRemote(): Promise<RemoteFixture> {
-  const port = await freePort();
+  const port = await unusedPort();
   const { python, missing } = pythonWithFastApi();
   if (!python) throw new Error(missing);
   const child = spawn(python, [APP, String(port)], { stdio: ["ignore", "ignore", "pipe"] });
