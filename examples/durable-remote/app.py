@@ -5,7 +5,7 @@ import uuid
 
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 app = FastAPI()
 
@@ -16,20 +16,25 @@ def sse(event):
 
 @app.post("/agent")
 async def agent(request: Request):
-    body = await request.json()  # RunAgentInput: threadId, runId, messages, state, tools, ...
-    users = [m for m in body["messages"] if m["role"] == "user"]
-    answer = f"You said: {users[-1]['content']}. This is turn {len(users)}."
+    try:  # RunAgentInput: threadId, runId, messages, state, tools, ...
+        body = await request.json()
+        thread_id, run_id = body["threadId"], body["runId"]
+        users = [m for m in body["messages"] if m["role"] == "user"]
+    except (ValueError, KeyError, TypeError):  # not JSON, or not a RunAgentInput: a 400, no stream
+        return JSONResponse({"error": "Send an AG-UI RunAgentInput: threadId, runId, messages."}, status_code=400)
+    said = users[-1]["content"] if users else ""
+    answer = f"You said: {said}. This is turn {len(users)}."
     message_id = str(uuid.uuid4())
 
     async def events():
-        yield sse({"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]})
+        yield sse({"type": "RUN_STARTED", "threadId": thread_id, "runId": run_id})
         yield sse({"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"})
         for i in range(0, len(answer), 50):  # 50-character chunks
             yield sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": answer[i:i + 50]})
         yield sse({"type": "TEXT_MESSAGE_END", "messageId": message_id})
         state = {**(body.get("state") or {}), "turns": len(users)}
         yield sse({"type": "STATE_SNAPSHOT", "snapshot": state})
-        yield sse({"type": "RUN_FINISHED", "threadId": body["threadId"], "runId": body["runId"]})
+        yield sse({"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id})
 
     return StreamingResponse(events(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
