@@ -5,7 +5,7 @@
  * - dist/client: the web app, rebuilt by Vite only when its sources changed (client/build.ts).
  * dist/client is not emptied here: browser tests in other workers may be serving it.
  *
- * `--if-stale` (what `npm start`'s prestart runs) skips tsc when dist/ is newer than every source
+ * `--if-stale` (what `npm start`'s prestart and `npm pack`'s prepack run) skips tsc when dist/ is newer than every source
  * and config it is built from (a stamp written after a build that succeeded): a start rebuilt
  * every time took 36 s at load 2.7 and 3.5 min at load 15 before the server ran. Rejected: tsc's
  * own `incremental`, whose .tsbuildinfo would still type-check the whole program on each start.
