@@ -13,6 +13,7 @@ import { z } from "zod";
 import { demoAgentFixtures } from "./scripts/index.ts";
 import { answeredCalls, captured, lastResultIs, lastRole, lastUserImages, lastUserText, offers, parseObject, toolCall, type AnsweredCall } from "./request.ts";
 import { argsFor } from "./schema-args.ts";
+import { ownToolFixtures } from "./own-tools.ts";
 import { toolFailureFixtures } from "./tool-failures.ts";
 
 /** The default agent's backend tools, and the frontend tools the demo script knows. */
@@ -25,6 +26,9 @@ export const DEMO_TOOLS = {
   /** Frontend, human in the loop: the client asks the user and answers `{ approved }`. */
   confirmAction: "confirm_action",
 } as const;
+
+/** The tools the demo's own script calls by its triggers: never called as an application's own tool. */
+const OWN_SCRIPT_TOOLS: ReadonlySet<string> = new Set(Object.values(DEMO_TOOLS));
 
 /** Case-insensitive substrings of the last user message, tried in DEMO_TRIGGER_ORDER. */
 export const DEMO_TRIGGERS = {
@@ -207,6 +211,8 @@ export function demoFixtures(): DemoFixture[] {
           : { content: `Cancelled: I did not do "${action}".` };
       },
     },
+    // The result of the application's own tool, called for a message that named it (own-tools.ts).
+    ownToolFixtures(OWN_SCRIPT_TOOLS)[0]!,
     {
       match: { predicate: (req) => lastRole(req) === "tool" },
       response: { content: "Done! I've completed that for you." },
@@ -214,7 +220,7 @@ export function demoFixtures(): DemoFixture[] {
 
     // User triggers, most specific first.
     {
-      match: { predicate: (req) => says(req, "parallel") },
+      match: { predicate: (req) => says(req, "parallel") && offers(req, DEMO_TOOLS.getWeather) },
       response: (req) => ({
         toolCalls: [
           toolCall(req, 0, DEMO_TOOLS.getWeather, argsFor(req, DEMO_TOOLS.getWeather, { location: "Paris" }, "Paris")),
@@ -249,14 +255,14 @@ export function demoFixtures(): DemoFixture[] {
       },
     },
     {
-      match: { predicate: (req) => says(req, "weather") },
+      match: { predicate: (req) => says(req, "weather") && offers(req, DEMO_TOOLS.getWeather) },
       response: (req) => {
         const location = captured(lastUserText(req), /\b(?:in|for|at)\s+([\p{L}][\p{L} .'-]*?)\s*(?:[?!.,;]|$)/iu, "San Francisco");
         return { toolCalls: [toolCall(req, 0, DEMO_TOOLS.getWeather, argsFor(req, DEMO_TOOLS.getWeather, { location }, location))] };
       },
     },
     {
-      match: { predicate: (req) => says(req, "tasks") },
+      match: { predicate: (req) => says(req, "tasks") && offers(req, DEMO_TOOLS.updateTasks) },
       response: (req) => {
         const title = captured(lastUserText(req), /(?:add (?:a )?task(?: to)?|task:)\s*:?\s*(.+?)[.!?]*$/i, "");
         const tasks = title ? [...DEFAULT_TASKS, { id: "task-3", title, done: false }] : DEFAULT_TASKS;
@@ -264,7 +270,7 @@ export function demoFixtures(): DemoFixture[] {
       },
     },
     {
-      match: { predicate: (req) => says(req, "plan") },
+      match: { predicate: (req) => says(req, "plan") && offers(req, DEMO_TOOLS.runPlan) },
       response: (req) => {
         const goal = captured(lastUserText(req), /\bplan (?:to|for)\s+(.+?)[.!?]*$/i, "get started with Threadline");
         return {
@@ -282,6 +288,9 @@ export function demoFixtures(): DemoFixture[] {
         content: "I thought it over: both sides have a point, and I'd pick the simplest answer. (Scripted demo reasoning.)",
       },
     },
+
+    // A message that names one of the application's own tools: that tool (own-tools.ts).
+    ownToolFixtures(OWN_SCRIPT_TOOLS)[1]!,
 
     // Anything else.
     { match: {}, response: { content: OFFLINE_ANSWER } },

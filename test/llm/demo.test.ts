@@ -249,4 +249,37 @@ describe("demo model, with an application's own tool schemas", () => {
     const next = await turn([two, { id: "a-img", role: "assistant", content: seen.text }, user(DEMO_PROMPTS.weather)]);
     expect(next.calls.map((c) => c.name)).toEqual([DEMO_TOOLS.getWeather]);
   });
+
+  describe("an application's own tools (own-tools.ts)", () => {
+    const LookupOrderArgs = z.object({ orderId: z.string() });
+    schemas.lookup_order = LookupOrderArgs;
+    const supportTools: ModelTool[] = [{ name: "lookup_order", description: "Find an order by its number.", inputSchema: z.toJSONSchema(LookupOrderArgs) as Record<string, unknown> }];
+
+    it("calls the tool a message names, its arguments from the tool's schema, and reads its result back", async () => {
+      const first = user("Where is order 1042?");
+      const { calls } = await turn([first], supportTools);
+      expect(calls).toMatchObject([{ name: "lookup_order", args: { orderId: "1042" } }]);
+      const { text, calls: again } = await turn(answered(first, calls, ['{"orderId":"1042","status":"shipped"}']), supportTools);
+      expect(again).toEqual([]);
+      expect(text).toContain("I asked `lookup_order`, and it answered:");
+      expect(text).toContain('"status":"shipped"');
+    });
+
+    it("never calls a tool the agent lacks: the weather, the tasks and a plan, asked of an agent without them", async () => {
+      for (const prompt of [DEMO_PROMPTS.weather, DEMO_PROMPTS.parallel, DEMO_PROMPTS.tasks, DEMO_PROMPTS.plan]) {
+        const { calls, text } = await turn([user(prompt)], supportTools);
+        expect(calls, prompt).toEqual([]);
+        expect(text, prompt).toContain("demo model");
+      }
+    });
+
+    it("reads a message's [tag] as no word of it: the conformance kit's greeting calls no tool named like its tag", async () => {
+      const kitTool: ModelTool = { name: "conformance_clock", description: "Read the current time.", inputSchema: { type: "object", properties: {} } };
+      schemas.conformance_clock = z.object({});
+      const greet = await turn([user("[agui-conformance] Please greet me in one short sentence.")], [kitTool]);
+      expect(greet.calls).toEqual([]);
+      const ask = await turn([user("[agui-conformance] Call the conformance_clock tool now to read the current time, then tell me the time.")], [kitTool]);
+      expect(ask.calls).toMatchObject([{ name: "conformance_clock", args: {} }]);
+    });
+  });
 });

@@ -210,6 +210,8 @@ describe("the demo model's own stream", () => {
 
   it("never cuts inside a surrogate pair, in text or in arguments, whatever the offset", async () => {
     const tools = [{ name: "confirm_action", description: "confirm", inputSchema: { type: "object", properties: {} } }];
+    // The demo calls run_plan only for an agent that has it (it never calls a tool the agent lacks).
+    const planTools = [{ name: "run_plan", description: "plan", inputSchema: { type: "object", properties: { goal: { type: "string" }, steps: { type: "array", items: { type: "string" } } }, required: ["goal", "steps"] } }];
     for (let k = 0; k <= 8; k++) {
       const words = `Delete ${"x".repeat(k)}😀 drafts ${"y".repeat(k)}🎉`;
       const requests = [
@@ -219,7 +221,7 @@ describe("the demo model's own stream", () => {
       ];
       for (const [i, messages] of requests.entries()) {
         const deltas: string[] = [];
-        for await (const part of model.stream({ messages, tools: i === 0 ? tools : [], signal: new AbortController().signal })) {
+        for await (const part of model.stream({ messages, tools: i === 0 ? tools : planTools, signal: new AbortController().signal })) {
           if (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call-args-delta") deltas.push(part.delta);
         }
         expect(deltas.length).toBeGreaterThan(1);
