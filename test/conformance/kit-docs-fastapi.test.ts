@@ -3,12 +3,10 @@
  * text, examples.test.ts) passes the conformance kit the manual ships: run as printed, on a free
  * port (AGENT_PORT), checked by checkAgUiServer. It answered a body that is not JSON with a 500.
  */
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAgUiServer } from "../../conformance/index.ts";
-import { unusedPort } from "../support/ports.ts";
-import { pythonWithFastApi } from "../support/python.ts";
+import { pythonWithFastApi, startUvicornApp } from "../support/python.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const { python, missing } = pythonWithFastApi();
@@ -16,22 +14,9 @@ if (missing) console.warn(`[kit-docs-fastapi] SKIPPED: ${missing}`);
 
 describe.skipIf(!python)("the manual's FastAPI agent against the conformance kit", () => {
   let url: string;
-  let stop: () => void;
+  let stop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const port = await unusedPort();
-    const child = spawn(python!, [path.join(ROOT, "examples/durable-remote/app.py")], { env: { ...process.env, AGENT_PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
-    stop = () => child.kill("SIGTERM");
-    let output = "";
-    await new Promise<void>((resolve, reject) => {
-      const onData = (c: Buffer) => {
-        output += c.toString();
-        if (output.includes(`Uvicorn running on http://127.0.0.1:${port}`)) resolve();
-      };
-      child.stdout.on("data", onData);
-      child.stderr.on("data", onData);
-      child.once("exit", (code) => reject(new Error(`app.py exited with ${code} before serving:\n${output}`)));
-    });
-    url = `http://127.0.0.1:${port}/agent`;
+    ({ url, stop } = await startUvicornApp(path.join(ROOT, "examples/durable-remote/app.py"), ROOT));
   }, 60_000);
   afterAll(() => stop?.());
 

@@ -35,7 +35,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertAcceptedByBoth, CLIENT_VERSIONS, runBothClients } from "../support/agui-clients.ts";
 import { ckSession, type Door } from "../support/copilotkit-clients.ts";
 import { terminals, textOf } from "../support/frame-checks.ts";
-import { pythonWithFastApi } from "../support/python.ts";
+import { startUvicornApp } from "../support/python.ts";
 import { pythonUnavailable } from "../support/remote-agui.ts";
 import { testSchema } from "../support/schemas.ts";
 import { isType, postSse } from "../support/sse-client.ts";
@@ -181,31 +181,8 @@ async function startApp(command: string[], cwd: string, env: Record<string, stri
  * run on a free port (its AGENT_PORT); resolves once uvicorn prints that it serves there.
  */
 async function startPythonExample(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const { python, missing } = pythonWithFastApi();
-  if (!python) throw new Error(missing);
   writeFileSync(path.join(dir, "app.py"), theBlock(remoteDocBlocks, "remote-python", REMOTE_DOC).code);
-  const port = await unusedPort();
-  const child = spawn(python, ["app.py"], { cwd: dir, env: { ...process.env, AGENT_PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  await new Promise<void>((resolve, reject) => {
-    const onData = (c: Buffer) => {
-      output += c.toString();
-      if (output.includes(`Uvicorn running on http://127.0.0.1:${port}`)) resolve();
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    void exited.then((code) => reject(new Error(`python3 app.py exited with ${code} before serving:\n${output}`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}/agent`,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        await exited;
-      }
-    },
-  };
+  return startUvicornApp("app.py", dir);
 }
 
 /** Runs an app that must not start; resolves with its exit code and output. */
