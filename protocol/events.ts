@@ -20,7 +20,9 @@ import {
   ToolSchema,
 } from "@ag-ui/core/schemas";
 import { z } from "zod";
+import { event } from "./event-shape.ts";
 import { RequestIdSchema } from "./request-id.ts";
+import { SubagentEndedSchema, SubagentStartedSchema } from "./subagent-events.ts";
 import { TraceContextSchema } from "./trace-context.ts";
 import { PROTOCOL_VERSION_MAX_CHARS } from "./versions.ts";
 
@@ -39,9 +41,6 @@ export const ErrorInfoSchema = z.object({
   message: z.string(),
 });
 
-function event<T extends string, D extends z.ZodType>(type: T, data: D) {
-  return z.object({ type: z.literal(type), data });
-}
 
 // ---- durable: lifecycle -------------------------------------------------------------------
 
@@ -435,6 +434,8 @@ export const WorkflowEventSchema = z.discriminatedUnion("type", [
   ActivityDeltaSchema,
   CustomEmittedSchema,
   RawEmittedSchema,
+  SubagentStartedSchema,
+  SubagentEndedSchema,
 ]);
 export type WorkflowEvent = z.infer<typeof WorkflowEventSchema>;
 export type WorkflowEventType = WorkflowEvent["type"];

@@ -89,6 +89,11 @@ export function toolContentText(content: string | ContentPart[]): string {
  * message's content parts as they are in 1.0, as text otherwise (protocol/versions.ts).
  */
 export function wireMessage(m: Message, level: ProtocolLevel = "legacy"): Message {
+  // A subagent's message is attributed only where the run speaks 1.0 (project-subagents.ts).
+  if (level === "legacy" && m.subagentRunId !== undefined) {
+    const { subagentRunId: _child, ...plain } = m;
+    return wireMessage(plain as Message, level);
+  }
   if (m.role === "tool" && typeof m.content !== "string" && level === "legacy") return { ...m, content: toolContentText(m.content) };
   // The provider's opaque reasoning is the server's to send back to the provider, not the
   // clients' (0.0.59 knows no such field); the log keeps it.

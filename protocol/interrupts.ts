@@ -20,6 +20,7 @@
  */
 import type { Interrupt } from "@ag-ui/core";
 import { z } from "zod";
+import type { ProtocolLevel } from "./versions.ts";
 import type { EventOf } from "./events.ts";
 import { wireJsonSchema } from "./json-schema.ts";
 
@@ -115,9 +116,13 @@ export const INTERRUPT_TOOL = {
   parameters: wireJsonSchema(InterruptToolArgsSchema),
 };
 
-/** Form 1: the AG-UI Interrupt. Optional fields are omitted, never null (both clients). */
-export function wireInterrupt(r: InterruptRequest): Interrupt {
+/**
+ * Form 1: the AG-UI Interrupt. Optional fields are omitted, never null (both clients). A
+ * subagent's question names the child in a 1.0 run (1.0's Interrupt.subagentRunId).
+ */
+export function wireInterrupt(r: InterruptRequest, level: ProtocolLevel = "legacy"): Interrupt {
   return {
+    ...(level === "1.0" && r.subagentRunId !== undefined && { subagentRunId: r.subagentRunId }),
     id: r.interruptId,
     reason: wireReason(r),
     ...(r.message !== undefined && { message: r.message }),

@@ -76,7 +76,7 @@ export function runFinishedEvent(
     threadId,
     runId: wireRunId(s.runId),
     ...(result != null && { result }),
-    ...(interrupts?.length ? { outcome: { type: "interrupt" as const, interrupts: interrupts.map(wireInterrupt) } } : pending),
+    ...(interrupts?.length ? { outcome: { type: "interrupt" as const, interrupts: interrupts.map((r) => wireInterrupt(r, s.level)) } } : pending),
     ...usageOf(s),
   };
 }

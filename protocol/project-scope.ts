@@ -18,6 +18,27 @@ export class RunScope {
   private readonly steps = new Map<string, string>();
   /** The names in `steps`, so that opening a step does not scan every open one. */
   private readonly stepNames = new Set<string>();
+  /** Subagent runs started and not ended in this run (project-subagents.ts). */
+  private readonly subagents = new Set<string>();
+  /**
+   * The child run whose event is being projected (set by the Projector around each event), and
+   * the child that opened each open message, call and step: a close that the run's end makes
+   * is the opener's (1.0 refuses an END attributed to another owner than its START's).
+   */
+  attributing: string | undefined = undefined;
+  private readonly owners = new Map<string, string>();
+
+  private own(key: string): void {
+    if (this.attributing !== undefined) this.owners.set(key, this.attributing);
+  }
+
+  /** The close frame of `key`, attributed to its opener in a 1.0 run. */
+  private closed(key: string, ev: AGUIEvent): AGUIEvent {
+    const owner = this.owners.get(key);
+    if (owner === undefined) return ev;
+    this.owners.delete(key);
+    return this.level === "1.0" ? ({ ...ev, subagentRunId: owner } as AGUIEvent) : ev;
+  }
 
   /**
    * `level`: the forms this run's frames take for the stream's reader (protocol/versions.ts);
@@ -32,6 +53,7 @@ export class RunScope {
   openText(messageId: string, out: AGUIEvent[], role: TextMessageRole = "assistant"): boolean {
     if (this.text.has(messageId)) return false;
     this.text.add(messageId);
+    this.own(`t:${messageId}`);
     out.push({ type: EventType.TEXT_MESSAGE_START, messageId, role });
     return true;
   }
@@ -41,13 +63,14 @@ export class RunScope {
   }
 
   closeText(messageId: string, out: AGUIEvent[]): void {
-    if (this.text.delete(messageId)) out.push({ type: EventType.TEXT_MESSAGE_END, messageId });
+    if (this.text.delete(messageId)) out.push(this.closed(`t:${messageId}`, { type: EventType.TEXT_MESSAGE_END, messageId }));
   }
 
   /** A reasoning span and its one message share the id: the client keeps the two apart. */
   openReasoning(messageId: string, out: AGUIEvent[]): boolean {
     if (this.reasoning.has(messageId)) return false;
     this.reasoning.add(messageId);
+    this.own(`r:${messageId}`);
     out.push(
       { type: EventType.REASONING_START, messageId },
       { type: EventType.REASONING_MESSAGE_START, messageId, role: "reasoning" },
@@ -61,15 +84,16 @@ export class RunScope {
 
   closeReasoning(messageId: string, out: AGUIEvent[]): void {
     if (!this.reasoning.delete(messageId)) return;
-    out.push(
-      { type: EventType.REASONING_MESSAGE_END, messageId },
-      { type: EventType.REASONING_END, messageId },
-    );
+    const owner = this.owners.get(`r:${messageId}`);
+    out.push(this.closed(`r:${messageId}`, { type: EventType.REASONING_MESSAGE_END, messageId }));
+    if (owner !== undefined) this.owners.set(`r:${messageId}`, owner);
+    out.push(this.closed(`r:${messageId}`, { type: EventType.REASONING_END, messageId }));
   }
 
   openToolCall(toolCallId: string, toolCallName: string, parentMessageId: string, out: AGUIEvent[]): boolean {
     if (this.toolCalls.has(toolCallId)) return false;
     this.toolCalls.add(toolCallId);
+    this.own(`c:${toolCallId}`);
     out.push({ type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId });
     return true;
   }
@@ -79,7 +103,7 @@ export class RunScope {
   }
 
   closeToolCall(toolCallId: string, out: AGUIEvent[]): void {
-    if (this.toolCalls.delete(toolCallId)) out.push({ type: EventType.TOOL_CALL_END, toolCallId });
+    if (this.toolCalls.delete(toolCallId)) out.push(this.closed(`c:${toolCallId}`, { type: EventType.TOOL_CALL_END, toolCallId }));
   }
 
   /** Step names are unique among open steps (the client keys steps by name). */
@@ -87,6 +111,7 @@ export class RunScope {
     if (this.steps.has(taskId) || this.stepNames.has(stepName)) return;
     this.steps.set(taskId, stepName);
     this.stepNames.add(stepName);
+    this.own(`s:${taskId}`);
     out.push({ type: EventType.STEP_STARTED, stepName });
   }
 
@@ -95,7 +120,22 @@ export class RunScope {
     if (stepName === undefined) return;
     this.steps.delete(taskId);
     this.stepNames.delete(stepName);
-    out.push({ type: EventType.STEP_FINISHED, stepName });
+    out.push(this.closed(`s:${taskId}`, { type: EventType.STEP_FINISHED, stepName }));
+  }
+
+  /** False if the child is open in this run already. */
+  openSubagent(childRunId: string): boolean {
+    if (this.subagents.has(childRunId)) return false;
+    this.subagents.add(childRunId);
+    return true;
+  }
+
+  closeSubagent(childRunId: string): boolean {
+    return this.subagents.delete(childRunId);
+  }
+
+  openSubagents(): string[] {
+    return [...this.subagents];
   }
 
   /**

@@ -56,6 +56,7 @@ import { MessageList } from "./message-list.ts";
 import { newShown, projectAgentMessage } from "./project-messages.ts";
 import { interruptToolCall, runCancelledEvent, runErrorEvent, runFinishedEvent, runStartedEvent, type RunInput } from "./project-run.ts";
 import { RunScope } from "./project-scope.ts";
+import { attribute, closeSubagents, subagentEnded, subagentStarted } from "./project-subagents.ts";
 import { isRunPart, projectRunPart } from "./project-stream.ts";
 import { wantsInterruptTool, withInterrupts, type InterruptRecord, type InterruptRequest } from "./interrupts.ts";
 import { applyStatePatch } from "./state.ts";
@@ -161,11 +162,27 @@ export class Projector {
   private apply(e: StoredEvent, out: AGUIEvent[]): void {
     const runId = runIdOf(e) ?? e.runId ?? undefined;
     const s = this.active(runId);
+    const from = out.length;
+    // A child's work (protocol/subagent-events.ts) is attributed to it in a 1.0 run.
+    const child = (e.data as { subagentRunId?: string }).subagentRunId;
+    if (s) s.attributing = child;
+    this.applyIn(e, runId, s, out);
+    if (s) s.attributing = undefined;
+    if (child !== undefined && s?.level === "1.0") attribute(out, from, child);
+  }
+
+  private applyIn(e: StoredEvent, runId: string | undefined, s: RunScope | undefined, out: AGUIEvent[]): void {
     if (isRunPart(e)) {
       projectRunPart(e, s, this.shown, out, (sc) => this.messagesSnapshot(sc));
       return;
     }
     switch (e.type) {
+      case "subagent.started":
+        if (s) subagentStarted(e, s, out);
+        break;
+      case "subagent.ended":
+        if (s) subagentEnded(e, s, out);
+        break;
       case "run.accepted":
         this.onAccepted(e.data);
         break;
@@ -344,6 +361,7 @@ export class Projector {
     // A run cut short (cancel, failure) may leave a half-streamed tool call that the log never
     // recorded: the same resync as after a recovery, so clients end where a reload would.
     this.closeAndResync(s, out);
+    closeSubagents(s, out);
     const last = terminal(s);
     out.push(...(Array.isArray(last) ? last : [last]));
     this.ended.add(runId);

@@ -19,6 +19,7 @@
  *   RunAgentInput.resume). approveWithEdits = approvals: every approval takes `editedArgs`, checked
  *   against the tool's input schema at admission (engine/resume.ts) and run (tool-interrupts.ts).
  *   Rejected: a per-tool flag for edits; nothing refuses them, so the flag could only lie.
+ * - multiAgent: the agent's subagent() tools (delegation, never a hand-off), named as clients see them.
  * - a remote agent (remoteAgent): identity type "remote"; its deltas and interrupts are the
  *   remote's, so both are declared; its own tools are not known here.
  * - multimodal.input: the model's media table (models/media-inputs.ts); undeclared when the
@@ -36,6 +37,16 @@ function mayAskApproval(tool: ToolDefinition): boolean {
   if (rule === undefined || typeof rule === "boolean") return rule === true;
   if (typeof rule === "function") return true;
   return rule.when !== false;
+}
+
+/**
+ * multiAgent: declared when the agent hands work to subagents (its subagent() tools): delegation,
+ * the agent keeps control; no hand-offs, the conversation never moves to another agent.
+ */
+function multiAgentOf(agent: AgentDefinition): Pick<AgentCapabilities, "multiAgent"> {
+  const tools = agent.tools.filter((t) => t.subagent !== undefined);
+  if (tools.length === 0) return {};
+  return { multiAgent: { supported: true, delegation: true, handoffs: false, subagents: tools.map((t) => ({ name: t.name, description: t.description })) } };
 }
 
 export function agentCapabilities(agent: AgentDefinition, model: Model | null): AgentCapabilities {
@@ -58,6 +69,7 @@ export function agentCapabilities(agent: AgentDefinition, model: Model | null): 
         output: { image: false, audio: false },
       },
     }),
+    ...multiAgentOf(agent),
     execution: { maxIterations: agent.maxTurns },
   };
 }

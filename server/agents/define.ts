@@ -25,6 +25,7 @@ import {
 } from "./state-options.ts";
 import type { ForeignSource } from "../engine/foreign/source.ts";
 import type { RemoteEndpoint } from "./remote-endpoint.ts";
+import type { SubagentSpec } from "./subagent.ts";
 import { type Welcome, WelcomeSchema } from "./welcome.ts";
 import type { TenantMemory } from "../memory/memory.ts";
 import { memoryTools } from "../memory/tools.ts";
@@ -163,6 +164,8 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   onCancelState?: (state: unknown) => Operation[];
   /** A call of the client's tool the agent makes itself after this one succeeds (engine/follow-up-calls.ts). */
   followUp?: FollowUpCall;
+  /** Set by subagent(): the call runs this agent as a subagent run (engine/subagent-task.ts). */
+  subagent?: SubagentSpec;
   execute(args: z.infer<P>, ctx: ToolContext): unknown | Promise<unknown>;
 }
 

@@ -26,6 +26,7 @@ import { conversationAtRun } from "./parent-run.ts";
 import { assertResumable, planResume } from "./resume.ts";
 import { mergeState, newMessagesOf } from "./run-input.ts";
 import { foldThread } from "./thread-fold.ts";
+import { toolOf } from "../agents/subagent.ts";
 
 /**
  * How often one start reads the thread again after its admission was refused. Each refusal means
@@ -224,7 +225,7 @@ async function begin(
   // A history that leaves the current branch forks it: the run starts from what the fork keeps.
   const { fork, restore, base } = isNew || forking === "never" ? { fork: null, restore: [], base: snapshot.messages } : await branchOf(core, input, snapshot, forking, expectedLastSeq);
   // Answers to pending interrupts leave the messages and become interrupt.resolved (resume.ts).
-  const tools = (name: string) => agent.tools.find((t) => t.name === name);
+  const tools = (name: string) => toolOf(agent, name);
   const resumed = planResume({ threadId, runId, interrupts: fold.interrupts(), tools, now: Date.now() }, newMessagesOf(base, input.messages), input.resume);
   const newMessages = resumed.messages;
   const state = mergeState(snapshot.state, input.state);

@@ -116,10 +116,13 @@ async function foldForRecovery(core: EngineCore, row: ThreadRow) {
   const count = (m: Map<string, number>, runId: string) => m.set(runId, (m.get(runId) ?? 0) + 1);
   const fold = await foldThread(core.store, row.threadId, {
     onEvent: (e) => {
-      cut?.push(e);
+      // A subagent's stream and model requests are its own (subagent-task.ts): neither is the
+      // parent's cut answer nor counts against the parent's maxTurns.
+      const child = e.data.subagentRunId !== undefined;
+      if (!child) cut?.push(e);
       if (e.type === "run.accepted") acceptedRuns.push(e);
       else if (e.type === "workflow.started") startedRuns.add(e.data.runId);
-      else if (e.type === "task.created" && e.data.kind === "llm") count(modelRequests, e.data.runId);
+      else if (e.type === "task.created" && e.data.kind === "llm" && !child) count(modelRequests, e.data.runId);
       else if (e.type === "task.completed") count(steps, e.data.runId);
       else if (e.type === "workflow.handed_over") handedOver.set(e.data.runId, { from: e.data.owner, step: e.data.step, cut: e.data.cut });
       else if (e.type === "workflow.resumed") handedOver.delete(e.data.runId);

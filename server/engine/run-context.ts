@@ -7,7 +7,9 @@ import type { CutAnswer } from "./cut-answer.ts";
 import type { AbortReason } from "./errors.ts";
 import type { Model } from "../models/model.ts";
 import type { RunProbe, TokenTotals } from "./observer.ts";
-import type { RunWriter } from "./run-writer.ts";
+import type { RunPen } from "./run-writer.ts";
+import type { RunOutcome } from "./run-loop.ts";
+import type { ModelFactory } from "../models/model.ts";
 import type { TenantMemory } from "../memory/memory.ts";
 import type { ForeignBounds } from "./foreign/bounds.ts";
 
@@ -30,9 +32,21 @@ export interface RunContext {
   forwardedProps?: unknown;
   /** The conversation as the LLM will see it; the engine appends to it as the log grows. */
   messages: Message[];
+  /**
+   * The thread's conversation as the log held it when this execution began, every subagent's
+   * messages included (they carry `subagentRunId`, and `messages` leaves them out): where a
+   * child resumed after a recovery or an answer finds its own work (subagent-task.ts).
+   */
+  logMessages: readonly Message[];
+  /** Set in a subagent's context: the child run whose work this is (protocol/subagent-events.ts). */
+  subagentRunId?: string;
+  /** The model of another agent: a subagent's (subagent-task.ts). */
+  modelFor: ModelFactory;
+  /** Runs an agent's loop (or its remote's, or a foreign source's) in a context: a subagent's (subagent-task.ts). */
+  runAgent: (ctx: RunContext) => Promise<RunOutcome>;
   /** The thread's shared state, kept equal to what the log says. */
   state: unknown;
-  writer: RunWriter;
+  writer: RunPen;
   /** Aborted on cancel, on lease loss, on shutdown and when the store is lost; `abortReason` says which. */
   signal: AbortSignal;
   abortReason(): AbortReason | undefined;

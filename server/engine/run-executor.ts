@@ -46,6 +46,16 @@ interface LocalRun {
   merged: DeltaMerger;
 }
 
+/**
+ * An agent's run in a context: a remote agent's is its endpoint's stream, an in-process foreign
+ * agent's its source's, not the engine's loop (foreign/remote-run.ts). The run's own agent and
+ * every subagent (subagent-task.ts) run through here.
+ */
+function runAgentIn(ctx: RunContext): Promise<RunOutcome> {
+  const { remote, foreign } = ctx.agent;
+  return foreign ? runForeign(ctx, foreign.events, foreign.codes) : remote ? runRemote(ctx, remote) : runLoop(ctx);
+}
+
 const ids: IdSource = {
   message: () => `msg-${randomUUID()}`,
   toolCall: () => `call-${randomUUID()}`,
@@ -262,7 +272,12 @@ export class RunExecutor {
       frontendTools: p.frontendTools.filter((t) => t.name !== INTERRUPT_TOOL_NAME),
       context: p.context,
       forwardedProps: p.forwardedProps,
-      messages: [...p.messages],
+      // The parent's model reads its own conversation: a subagent's messages are the child's
+      // (protocol/subagent-events.ts); the child finds them in logMessages.
+      messages: p.messages.filter((m) => m.subagentRunId === undefined),
+      logMessages: p.messages,
+      modelFor: this.deps.models,
+      runAgent: runAgentIn,
       interrupts: p.fold.interrupts(),
       state: p.state,
       modelRequests: p.modelRequests,
@@ -284,8 +299,7 @@ export class RunExecutor {
     try {
       // A remote agent's run is its endpoint's stream, an in-process foreign agent's its source's,
       // not the engine's loop (foreign/remote-run.ts).
-      const { remote, foreign } = p.agent;
-      outcome = await local.probe.within(() => (foreign ? runForeign(ctx, foreign.events, foreign.codes) : remote ? runRemote(ctx, remote) : runLoop(ctx)));
+      outcome = await local.probe.within(() => runAgentIn(ctx));
     } finally {
       watcherStop.abort();
       await watcher;

@@ -80,6 +80,34 @@ function answeredInterruptCalls(ctx: RunContext): ToolCall[] {
   return calls;
 }
 
+/**
+ * The calls in the order they run: each alone, but consecutive subagent calls together (a model
+ * that hands two tasks over in one turn has them worked on at once). Rejected: every call of a
+ * turn at once, since tools may depend on the order the model gave them (write, then read).
+ */
+function batchesOf(ctx: RunContext, calls: ToolCall[]): ToolCall[][] {
+  const batches: ToolCall[][] = [];
+  let together: ToolCall[] = [];
+  for (const call of calls) {
+    const parallel = ctx.agent.tools.some((t) => t.name === call.function.name && t.subagent !== undefined);
+    if (parallel) {
+      together.push(call);
+      continue;
+    }
+    if (together.length > 0) batches.push(together);
+    together = [];
+    batches.push([call]);
+  }
+  if (together.length > 0) batches.push(together);
+  return batches;
+}
+
+async function runCall(ctx: RunContext, call: ToolCall): Promise<void> {
+  if (ctx.steered()) await skipToolCall(ctx, call);
+  else if (ctx.handingOver()) throw new RunAborted("handoff");
+  else await runToolTask(ctx, call);
+}
+
 export async function runLoop(ctx: RunContext): Promise<RunOutcome> {
   // The requests this run made before (another instance's, before a recovery) count too.
   let llmRequests = ctx.modelRequests;
@@ -94,16 +122,14 @@ export async function runLoop(ctx: RunContext): Promise<RunOutcome> {
         // stop the others, and the run waits for all of them in one outcome. Rejected: stopping
         // at the first, which asked the user one question per round trip.
         const waiting: InterruptRaised[] = [];
-        for (const call of backend) {
+        for (const batch of batchesOf(ctx, backend)) {
           if (ctx.signal.aborted) throw new RunAborted(ctx.abortReason() ?? "cancelled");
-          try {
-            if (ctx.steered()) await skipToolCall(ctx, call);
-            else if (ctx.handingOver()) throw new RunAborted("handoff");
-            else await runToolTask(ctx, call);
-          } catch (err) {
-            if (!(err instanceof InterruptRaised)) throw err;
-            waiting.push(err);
-          }
+          const settled = await Promise.allSettled(batch.map((call) => runCall(ctx, call)));
+          // Every call of a batch has settled before any failure is thrown: a parallel child
+          // still writing when the run ends would write into a run that has ended.
+          const failure = settled.find((r) => r.status === "rejected" && !(r.reason instanceof InterruptRaised));
+          if (failure) throw (failure as PromiseRejectedResult).reason;
+          for (const r of settled) if (r.status === "rejected") waiting.push(r.reason as InterruptRaised);
         }
         if (waiting.length > 0) {
           const kind = waiting.every((w) => w.kind === "approval") ? "approval" : "input";

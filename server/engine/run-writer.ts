@@ -15,8 +15,19 @@ import { isStoreUnavailable } from "../store/retry.ts";
 import type { EventStore } from "../store/types.ts";
 import { RunAborted } from "./errors.ts";
 
-export class RunWriter {
+/** What the engine writes a run with: the RunWriter, or a subagent's view of it (attributed()). */
+export interface RunPen {
+  emit(...events: WorkflowEvent[]): void;
+  flush(): Promise<StoredEvent[]>;
+  commit(...events: WorkflowEvent[]): Promise<StoredEvent[]>;
+}
+
+const noop = (): void => undefined;
+
+export class RunWriter implements RunPen {
   #pending: Promise<StoredEvent[]>[] = [];
+  /** The last append handed to the store: a flush waits for it too (see flush()). */
+  #last: Promise<unknown> = Promise.resolve();
   #failure: unknown = undefined;
 
   constructor(
@@ -50,6 +61,7 @@ export class RunWriter {
     // derived promises and three closures per token.
     p.then(this.hooks.onCommitted ? this.#committed : undefined, this.#failed);
     this.#pending.push(p);
+    this.#last = p;
   }
 
   /** The append options of every emit (the same lease owner): built once, not per token. */
@@ -78,11 +90,18 @@ export class RunWriter {
     }
   };
 
-  /** Waits for everything emitted so far to be committed; rethrows the first failure. */
+  /**
+   * Waits for everything emitted so far to be committed; rethrows the first failure. Parallel
+   * subagents flush one writer at once: a flush that finds the pending list taken by another
+   * still waits for the last append emitted before it (appends settle in call order), so no
+   * flush returns before its own events are durable.
+   */
   async flush(): Promise<StoredEvent[]> {
     const pending = this.#pending;
     this.#pending = [];
+    const last = this.#last;
     const settled = await Promise.allSettled(pending);
+    await last.then(noop, noop);
     if (this.#failure !== undefined) throw this.#failure;
     return settled.flatMap((s) => (s.status === "fulfilled" ? s.value : []));
   }

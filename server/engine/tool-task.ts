@@ -13,6 +13,8 @@ import { InterruptRaised, RunAborted } from "./errors.ts";
 import type { CallProbe } from "./observer.ts";
 import { storableJsonMember, toStorableText } from "../store/storable-text.ts";
 import { toolResultContent } from "./tool-content.ts";
+import { runSubagentCall } from "./subagent-task.ts";
+import type { SubagentArgs } from "../agents/subagent.ts";
 import { askInterrupt, checkApproval, endWaiting, type InterruptTrace } from "./tool-interrupts.ts";
 import type { EventOf } from "../../protocol/events.ts";
 import type { ApprovalDecision } from "../../protocol/interrupts.ts";
@@ -36,11 +38,14 @@ interface ToolFailure {
   detail?: Record<string, unknown>;
 }
 
+/** What a call yields: its content, or an error result. */
+export type ToolOutcome = { ok: true; content: string | ContentPart[] } | ToolFailure;
+
 async function recordResult(
   ctx: RunContext,
   call: ToolCall,
   taskId: string,
-  outcome: { ok: true; content: string | ContentPart[] } | ToolFailure,
+  outcome: ToolOutcome,
   probe?: CallProbe,
 ): Promise<ToolMessage> {
   const { runId, writer } = ctx;
@@ -164,6 +169,10 @@ async function runCall(ctx: RunContext, call: ToolCall, tool: ToolDefinition | u
   const approval = await checkApproval(ctx, call, tool, input.data, taskId);
   if (approval.denied) {
     return recordResult(ctx, call, taskId, { ok: false, code: "DENIED", message: approval.message, detail: { approval: "denied" } }, probe);
+  }
+  if (tool.subagent) {
+    const record = (outcome: ToolOutcome) => recordResult(ctx, call, taskId, outcome, probe);
+    return runSubagentCall(ctx, call, tool, tool.subagent, approval.args as SubagentArgs, taskId, record);
   }
   return executeTool(ctx, call, tool, approval.args, taskId, approval.decision, probe);
 }

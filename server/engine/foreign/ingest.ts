@@ -28,7 +28,10 @@
  * - known events with no counterpart in the log are dropped, with one log line per type per run:
  *   MESSAGES_SNAPSHOT (the thread's conversation is the log's: the foreign agent's new messages
  *   arrive as its stream), STEP_*, REASONING_START/END and REASONING_ENCRYPTED_VALUE (the
- *   reasoning messages carry what shows), SUBAGENT_*.
+ *   reasoning messages carry what shows).
+ * - SUBAGENT_* are kept as subagent.started / subagent.ended (protocol/subagent-events.ts), and
+ *   what an event with a `subagentRunId` makes the log hold is attributed to it (run-budget.ts),
+ *   so clients see the foreign agent's own subagents as they see Threadline's.
  * - text the log cannot store (NUL, lone surrogates) goes through the store's one rule
  *   (store/storable-text.ts) before anything else looks at the event.
  * - what a run may write is bounded (bounds.ts): one event, message, call's arguments, result,
@@ -47,7 +50,7 @@ import { type EventOf, FOREIGN_EVENT_MAX_BYTES, UNKNOWN_EVENT_SOURCE } from "../
 import { patchState } from "../../../protocol/state.ts";
 import { storableJsonMember } from "../../store/storable-text.ts";
 import { RunAborted, RunFailure, type AbortReason } from "../errors.ts";
-import type { RunWriter } from "../run-writer.ts";
+import type { RunPen } from "../run-writer.ts";
 import { ForeignAnswer } from "./answer.ts";
 import { DEFAULT_FOREIGN_BOUNDS, type ForeignBounds, FOREIGN_SLICE_MS, messageTooLarge, nextTurn } from "./bounds.ts";
 import { ForeignIds } from "./ids.ts";
@@ -75,7 +78,7 @@ export const REMOTE_CODES: ForeignCodes = {
 /** What ingestion needs of a run: a subset of RunContext, so other doors can build one. */
 export interface ForeignRunContext {
   runId: string;
-  writer: RunWriter;
+  writer: RunPen;
   /** The conversation the foreign agent was given (its ids are taken: ids.ts). */
   messages: readonly Message[];
   /** The thread's state as the foreign agent was given it: STATE_DELTA applies to it. */
@@ -152,7 +155,37 @@ class ForeignRun {
     const writer = this.log;
     const a = this.answer;
     const e = event;
+    writer.attribution = "subagentRunId" in e && typeof e.subagentRunId === "string" ? e.subagentRunId : undefined;
     switch (e.type) {
+      case EventType.SUBAGENT_STARTED:
+        writer.attribution = e.parentSubagentRunId;
+        writer.emit({
+          type: "subagent.started",
+          data: {
+            runId,
+            childRunId: e.subagentRunId,
+            name: e.name,
+            agentId: e.name,
+            ...(e.description !== undefined && { description: e.description }),
+            ...(e.parentToolCallId !== undefined && { parentToolCallId: e.parentToolCallId }),
+            ...(e.parentMessageId !== undefined && { parentMessageId: e.parentMessageId }),
+          },
+        });
+        return undefined;
+      case EventType.SUBAGENT_FINISHED: {
+        writer.attribution = undefined;
+        const outcome = e.outcome as { type: string; interruptIds?: string[] } | undefined;
+        const suspended = outcome?.type === "suspended";
+        writer.emit({
+          type: "subagent.ended",
+          data: { runId, childRunId: e.subagentRunId, outcome: suspended ? "suspended" : "success", ...(suspended && outcome.interruptIds?.length && { interruptIds: outcome.interruptIds }) },
+        });
+        return undefined;
+      }
+      case EventType.SUBAGENT_ERROR:
+        writer.attribution = undefined;
+        writer.emit({ type: "subagent.ended", data: { runId, childRunId: e.subagentRunId, outcome: "failed", error: { code: e.code ?? "SUBAGENT_ERROR", message: e.message } } });
+        return undefined;
       case EventType.RUN_STARTED:
         return undefined;
       case EventType.TEXT_MESSAGE_START:

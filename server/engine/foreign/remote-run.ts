@@ -53,19 +53,29 @@ export function remoteInput(ctx: RunContext): RunAgentInput {
   const resume: ResumeEntry[] = [];
   for (const rec of ctx.interrupts.values()) {
     const r = rec.resolution;
-    if (r?.runId !== ctx.runId) continue;
+    // A subagent's remote gets the answers to its own questions only (subagent-task.ts).
+    if (r?.runId !== ctx.runId || rec.request.subagentRunId !== ctx.subagentRunId) continue;
     resume.push({ interruptId: r.interruptId, status: r.status, ...(r.payload !== undefined && { payload: r.payload }) });
   }
   return {
     threadId: ctx.threadId,
-    runId: ctx.runId,
+    // A subagent's remote runs the child run, whose parent is the run that handed it the task.
+    runId: ctx.subagentRunId ?? ctx.runId,
+    ...(ctx.subagentRunId !== undefined && { parentRunId: ctx.runId }),
     state: ctx.state ?? {},
-    messages: ctx.messages.filter((m: Message) => m.role !== "activity"),
+    messages: ctx.messages.filter((m: Message) => m.role !== "activity").map(withoutAttribution),
     tools: ctx.frontendTools,
     context: ctx.context,
     forwardedProps: ctx.forwardedProps ?? {},
     ...(resume.length > 0 && { resume }),
   };
+}
+
+/** The remote runs the child itself: whose message it is, is this server's attribution. */
+function withoutAttribution(m: Message): Message {
+  if (m.subagentRunId === undefined) return m;
+  const { subagentRunId: _child, ...plain } = m;
+  return plain as Message;
 }
 
 /**

@@ -5,7 +5,8 @@
  * each bounded by messageBytes), goes through uncounted, so clients see every span closed.
  */
 import type { WorkflowEvent } from "../../../protocol/events.ts";
-import type { RunWriter } from "../run-writer.ts";
+import type { RunPen } from "../run-writer.ts";
+import { attribute } from "../attributed-pen.ts";
 import { type ForeignBounds, runTooLarge } from "./bounds.ts";
 import type { ForeignCodes } from "./ingest.ts";
 
@@ -17,9 +18,14 @@ export interface ForeignLog {
 export class RunBudget implements ForeignLog {
   #used = 0;
   #over = false;
+  /**
+   * The foreign agent's own subagent run the event being taken belongs to (its `subagentRunId`),
+   * set by ingest.ts per event: what that event makes the log hold is attributed to it.
+   */
+  attribution: string | undefined = undefined;
 
   constructor(
-    private readonly writer: Pick<RunWriter, "emit">,
+    private readonly writer: Pick<RunPen, "emit">,
     private readonly bounds: ForeignBounds,
     private readonly codes: ForeignCodes,
   ) {}
@@ -31,7 +37,7 @@ export class RunBudget implements ForeignLog {
 
   emit(event: WorkflowEvent): void {
     if (!this.#over) this.charge(Buffer.byteLength(JSON.stringify(event.data)));
-    this.writer.emit(event);
+    this.writer.emit(this.attribution === undefined ? event : attribute(event, this.attribution));
   }
 
   /** Counts `bytes` the run made the log hold (besides an event's JSON: what a copy duplicates). */

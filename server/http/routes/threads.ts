@@ -123,7 +123,7 @@ function inspectThread({ store, metrics }: ThreadRoutesDeps): ThreadHandler {
         toolCalls: snap.toolCalls,
         usage: snap.usage,
         // One past its expiresAt is no longer asked (the next run records it cancelled as expired).
-        pendingInterrupts: snap.pendingInterrupts.filter((r) => !isExpired(r, Date.now())).map(wireInterrupt),
+        pendingInterrupts: snap.pendingInterrupts.filter((r) => !isExpired(r, Date.now())).map((r) => wireInterrupt(r, "1.0")),
       });
     }
     const leftAt = (snap.branches ?? []).find((b) => b.fromBranchId === wanted);
