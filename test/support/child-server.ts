@@ -9,8 +9,9 @@
  *                      with onRecovery "fail": a run whose instance died ends FAILED),
  *                      `coding` (the coding agent, workspaces per WORKSPACE_ROOT/DATA_DIR),
  *                      `approvals` (the built-in approvals agent; every email it sends is a
- *                      `sent` line in CHILD_TOOL_LOG), `remote` (remoteAgent at CHILD_REMOTE_URL);
- *                      default `default`
+ *                      `sent` line in CHILD_TOOL_LOG), `remote` (remoteAgent at CHILD_REMOTE_URL),
+ *                      `team` (TEAM_AGENT_ID: two subagents, the local `researcher` and the
+ *                      remote `critic` at CHILD_REMOTE_URL); default `default`
  *   CHILD_INSTANCE_ID  the engine's instance id (lease owner); default `child-<pid>`
  *   CHILD_TOOL_MS      how long one `slow_job` execution takes; default 100
  *   CHILD_TOOL_LOG     a file where every `slow_job` execution appends a JSON line when it
@@ -30,10 +31,11 @@ import { approvalsAgent, APPROVALS_AGENT_ID } from "../../server/agents/approval
 import { codingAgent } from "../../server/agents/coding-agent.ts";
 import { defaultAgent } from "../../server/agents/default-agent.ts";
 import { remoteAgent } from "../../server/agents/remote-agent.ts";
+import { subagent } from "../../server/agents/subagent.ts";
 import { abortableWait as wait } from "../../server/agents/abortable-wait.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createThreadline } from "../../server/threadline.ts";
-import { SLOW_TOOL_AGENT_ID, SLOW_TOOL_NAME, STRICT_TOOL_AGENT_ID, type ToolLogLine } from "./server-process.ts";
+import { SLOW_TOOL_AGENT_ID, SLOW_TOOL_NAME, STRICT_TOOL_AGENT_ID, TEAM_AGENT_ID, type ToolLogLine } from "./server-process.ts";
 
 
 function slowToolAgent(
@@ -87,10 +89,16 @@ const agents = wanted.map((name) => {
     if (!env.CHILD_REMOTE_URL) throw new Error("CHILD_AGENTS remote needs CHILD_REMOTE_URL");
     return remoteAgent({ id: "remote", url: env.CHILD_REMOTE_URL });
   }
+  if (name === TEAM_AGENT_ID) {
+    if (!env.CHILD_REMOTE_URL) throw new Error(`CHILD_AGENTS ${TEAM_AGENT_ID} needs CHILD_REMOTE_URL`);
+    const researcher = defineAgent({ id: "researcher", instructions: "Test subagent: research the task." });
+    const critic = remoteAgent({ id: "critic", url: env.CHILD_REMOTE_URL });
+    return defineAgent({ id: TEAM_AGENT_ID, instructions: "Test agent: hand tasks to your subagents.", tools: [subagent(researcher), subagent(critic)] });
+  }
   const toolMs = Number(env.CHILD_TOOL_MS || 100);
   if (name === SLOW_TOOL_AGENT_ID) return slowToolAgent(name, "resume", leaseOwner, toolMs, env.CHILD_TOOL_LOG);
   if (name === STRICT_TOOL_AGENT_ID) return slowToolAgent(name, "fail", leaseOwner, toolMs, env.CHILD_TOOL_LOG);
-  throw new Error(`CHILD_AGENTS: unknown agent "${name}" (known: default, remote, ${APPROVALS_AGENT_ID}, ${SLOW_TOOL_AGENT_ID}, ${STRICT_TOOL_AGENT_ID})`);
+  throw new Error(`CHILD_AGENTS: unknown agent "${name}" (known: default, remote, ${TEAM_AGENT_ID}, ${APPROVALS_AGENT_ID}, ${SLOW_TOOL_AGENT_ID}, ${STRICT_TOOL_AGENT_ID})`);
 });
 
 const logger = pino({ level: config.LOG_LEVEL, base: { instance: leaseOwner } }, pino.destination(2));

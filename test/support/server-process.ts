@@ -11,6 +11,8 @@ import { createInterface } from "node:readline";
 import { ConfigSchema } from "../../server/config.ts";
 
 /** The test agents child-server.ts hosts with CHILD_AGENTS=slowtool,strict, and their one tool. */
+/** The child server's agent with two subagents, a local one and a remote one (child-server.ts). */
+export const TEAM_AGENT_ID = "team";
 export const SLOW_TOOL_AGENT_ID = "slowtool";
 /** The same agent with onRecovery "fail". */
 export const STRICT_TOOL_AGENT_ID = "strict";
