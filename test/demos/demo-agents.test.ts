@@ -171,4 +171,17 @@ describe.each(CLIENT_VERSIONS)("demo agents, offline, through @ag-ui/client %s",
     expect(lastText(confirmed)).toContain("Confirmed");
     expect((confirmed.state as { document: string }).document).toMatch(/^# The sea\n/);
   });
+
+  it("subagents: the lead hands the question to its researcher and fact checker at once and answers from both", async () => {
+    const outcome = await run(version, "subagents", randomUUID(), { messages: [user("Why is the sky blue?")] });
+    const calls = outcome.events.filter((e) => e.type === "TOOL_CALL_START" && !("subagentRunId" in e)).map((e) => e.toolCallName);
+    expect(calls).toEqual(["researcher", "fact_checker"]);
+    const results = outcome.events.filter((e) => e.type === "TOOL_CALL_RESULT" && !("subagentRunId" in e)).map((e) => e.content as string);
+    expect(results[0]).toContain('What the standard explanation of "Why is the sky blue" says');
+    expect(results[1]).toContain('The core of "Why is the sky blue" is well established.');
+    if (version === "1.0.0") expect(outcome.events.filter((e) => e.type === "SUBAGENT_FINISHED")).toHaveLength(2);
+    else expect(outcome.events.filter((e) => e.type === "CUSTOM" && e.name === "threadline:subagent")).toHaveLength(4);
+    expect(lastText(outcome)).toContain("My two helpers worked on it at the same time.");
+    expect(lastText(outcome)).toContain("**Fact checker**");
+  });
 });

@@ -10,6 +10,7 @@ import { backendToolRenderingAgent } from "./backend-tool-rendering.ts";
 import { humanInTheLoopAgent } from "./human-in-the-loop.ts";
 import { predictiveStateUpdatesAgent } from "./predictive-state-updates.ts";
 import { sharedStateAgent } from "./shared-state.ts";
+import { subagentsAgent } from "./subagents.ts";
 import { toolBasedGenerativeUiAgent } from "./tool-based-generative-ui.ts";
 
 export interface DemoAgentOptions {
@@ -26,5 +27,6 @@ export function demoAgents(opts: DemoAgentOptions = {}): AgentDefinition[] {
     toolBasedGenerativeUiAgent(),
     sharedStateAgent(),
     predictiveStateUpdatesAgent(),
+    subagentsAgent(),
   ];
 }

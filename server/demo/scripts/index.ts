@@ -4,7 +4,8 @@
  * before its trigger. The agents that need no script of their own use the default agent's:
  * agentic chat (change_background), backend tool rendering (get_weather), human in the loop
  * (confirm_action on "delete" / "approve"; the dojo's generate_task_steps has its own script). The
- * coding agent is keyed on write + bash + edit; an agent with memory on the recall tool.
+ * coding agent is keyed on write + bash + edit; an agent with memory on the recall tool; the
+ * subagents agent on its researcher tool, and its children on the first words of their instructions.
  */
 import type { DemoFixture } from "../fixture.ts";
 import { agenticGenerativeUiFixtures } from "./agentic-generative-ui.ts";
@@ -13,6 +14,7 @@ import { humanInTheLoopFixtures } from "./human-in-the-loop.ts";
 import { memoryFixtures } from "./memory.ts";
 import { predictiveStateUpdatesFixtures } from "./predictive-state-updates.ts";
 import { sharedStateFixtures } from "./shared-state.ts";
+import { subagentsFixtures } from "./subagents.ts";
 import { toolBasedGenerativeUiFixtures } from "./tool-based-generative-ui.ts";
 
 export function demoAgentFixtures(): DemoFixture[] {
@@ -24,5 +26,6 @@ export function demoAgentFixtures(): DemoFixture[] {
     ...predictiveStateUpdatesFixtures(),
     ...codingFixtures(),
     ...memoryFixtures(),
+    ...subagentsFixtures(),
   ];
 }
