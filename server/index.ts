@@ -13,6 +13,7 @@ export {
   type ZodToolInput,
 } from "./agents/define.ts";
 export { remoteAgent, type RemoteAgentInput } from "./agents/remote-agent.ts";
+export { subagent, SubagentArgsSchema, SUBAGENT_TASK_MAX_CHARS, type SubagentOptions } from "./agents/subagent.ts";
 export {
   REMOTE_CONNECT_TIMEOUT_MS,
   REMOTE_EVENT_MAX_BYTES,

@@ -20,7 +20,7 @@ import { defineAgent, defineTool } from "../../server/agents/define.ts";
 import { remoteAgent } from "../../server/agents/remote-agent.ts";
 import { subagent } from "../../server/agents/subagent.ts";
 import { SUBAGENT_CUSTOM_EVENT } from "../../protocol/project-subagents.ts";
-import { CLIENT_VERSIONS, cancelledEnd, runClient } from "../support/agui-clients.ts";
+import { CLIENT_VERSIONS, cancelledEnd, runClient, serveBody } from "../support/agui-clients.ts";
 import { pythonUnavailable, startRemote, type RemoteFixture } from "../support/remote-agui.ts";
 import { postSse } from "../support/sse-client.ts";
 import { untilEvent } from "../durability/support/threads.ts";
@@ -44,16 +44,41 @@ const fixtures: Fixture[] = [
   { match: { userMessage: "[team-file]" }, response: { toolCalls: [task("clerk", "[child-file] file the quarterly report")] } },
   { match: { userMessage: "[child-file]", hasToolResult: true }, response: { content: FILED } },
   { match: { userMessage: "[child-file]" }, response: { toolCalls: [{ name: "file_report", arguments: JSON.stringify({ title: "Q3" }) }] } },
+  { match: { userMessage: "[chief]", hasToolResult: true }, response: { content: "Chief: the deputy reported back." } },
+  { match: { userMessage: "[chief]" }, response: { toolCalls: [task("deputy", "[deputy] get the research done")] } },
+  { match: { userMessage: "[deputy]", hasToolResult: true }, response: { content: "Deputy: research is in." } },
+  { match: { userMessage: "[deputy]" }, response: { toolCalls: [task("researcher", "[child-r] when did the bridge open?")] } },
 ];
+
+/** A foreign agent's own stream with a subagent of its own (SUBAGENT_* and an attributed message). */
+const REMOTE_TEAM_BODY = [
+  { type: "RUN_STARTED", threadId: "t", runId: "r" },
+  { type: "SUBAGENT_STARTED", subagentRunId: "planner-1", name: "planner", description: "Plans the trip." },
+  { type: "TEXT_MESSAGE_START", messageId: "m-plan", role: "assistant", subagentRunId: "planner-1" },
+  { type: "TEXT_MESSAGE_CONTENT", messageId: "m-plan", delta: "Day 1: Lisbon.", subagentRunId: "planner-1" },
+  { type: "TEXT_MESSAGE_END", messageId: "m-plan", subagentRunId: "planner-1" },
+  { type: "SUBAGENT_FINISHED", subagentRunId: "planner-1", outcome: { type: "success" } },
+  { type: "TEXT_MESSAGE_START", messageId: "m-final", role: "assistant" },
+  { type: "TEXT_MESSAGE_CONTENT", messageId: "m-final", delta: "Here is your plan." },
+  { type: "TEXT_MESSAGE_END", messageId: "m-final" },
+  { type: "RUN_FINISHED", threadId: "t", runId: "r" },
+]
+  .map((e) => `data: ${JSON.stringify(e)}\n\n`)
+  .join("");
 
 const missing = pythonUnavailable();
 let remote: RemoteFixture | undefined;
+let remoteTeam: Awaited<ReturnType<typeof serveBody>>;
 let filed = 0;
 
 beforeAll(async () => {
+  remoteTeam = await serveBody(REMOTE_TEAM_BODY);
   if (!missing) remote = await startRemote("python");
 }, 120_000);
-afterAll(async () => remote?.close());
+afterAll(async () => {
+  await remote?.close();
+  await remoteTeam?.close();
+});
 
 function agents() {
   const researcher = defineAgent({ id: "researcher", description: "Looks facts up.", instructions: "You research one question." });
@@ -74,7 +99,12 @@ function agents() {
       }),
     ],
   });
-  return [defineAgent({ id: LEAD, instructions: "You lead a team.", tools: [subagent(researcher), subagent(critic), subagent(clerk)] })];
+  const deputy = defineAgent({ id: "deputy", instructions: "You delegate research.", tools: [subagent(researcher)] });
+  return [
+    defineAgent({ id: LEAD, instructions: "You lead a team.", tools: [subagent(researcher), subagent(critic), subagent(clerk)] }),
+    defineAgent({ id: "chief", instructions: "You delegate to your deputy.", tools: [subagent(deputy)] }),
+    remoteAgent({ id: "remote_team", url: remoteTeam.url }),
+  ];
 }
 
 const user = (tag: string, threadId: string): Message => ({ id: `u-${randomUUID()}`, role: "user", content: `${tag} [${threadId}] go` });
@@ -214,5 +244,57 @@ conformanceSuite("subagents", { fixtures, agents, localReason: "needs the kit's 
     const result = ofType(second.events, "TOOL_CALL_RESULT").find((e) => e.toolCallId === clerkCall)!;
     expect(result.content).toBe(FILED);
     expect(second.messages.at(-1)).toMatchObject({ role: "assistant", content: "The clerk filed it." });
+  });
+
+  it.each(CLIENT_VERSIONS)("a subagent's own subagent is nested under it (@ag-ui/client %s)", async (version) => {
+    const t = target();
+    const kit = local(t);
+    const threadId = newThreadId(`subagents-nested-${version}`);
+    const out = await runClient(version, { url: t.runUrl("chief"), input: { threadId, messages: [user("[chief]", threadId)] } });
+    expectAccepted(out);
+    expectLifecyclesClosed(out.events);
+    const deputyCall = ofType(out.events, "TOOL_CALL_START").find((e) => e.toolCallName === "deputy")!.toolCallId as string;
+    const researcherCall = ofType(out.events, "TOOL_CALL_START").find((e) => e.toolCallName === "researcher")!.toolCallId as string;
+    const deputyRun = `${deputyCall}~sub`;
+    const researcherRun = `${researcherCall}~sub`;
+    if (version === "1.0.0") {
+      expect(ofType(out.events, "TOOL_CALL_START").find((e) => e.toolCallName === "researcher")!.subagentRunId).toBe(deputyRun);
+      expect(ofType(out.events, "SUBAGENT_STARTED").map((e) => [e.subagentRunId, e.parentSubagentRunId])).toEqual([
+        [deputyRun, undefined],
+        [researcherRun, deputyRun],
+      ]);
+      expect(out.messages.find((m) => m.role === "assistant" && m.content === RESEARCH_ANSWER)?.subagentRunId).toBe(researcherRun);
+    }
+    expect(out.messages.at(-1)).toMatchObject({ role: "assistant", content: "Chief: the deputy reported back." });
+    // Each model reads its own conversation: the chief its turn and the deputy's answer, the
+    // deputy its task, its call and the researcher's answer.
+    const thread = await kit.thread(threadId);
+    expect(thread.messages.filter((m) => (m as { subagentRunId?: string }).subagentRunId === deputyRun).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    const deputyFollowUp = kit.mock
+      .getRequests()
+      .map((e) => e.body as ChatCompletionRequest)
+      .find((b) => b.messages.some((m) => m.role === "user" && JSON.stringify(m.content).includes("[deputy]")) && b.messages.at(-1)?.role === "tool" && b.messages.at(-1)!.tool_call_id === researcherCall)!;
+    expect(deputyFollowUp.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(ofType(out.events, "TOOL_CALL_RESULT").find((e) => e.toolCallId === deputyCall)?.content).toBe("Deputy: research is in.");
+  });
+
+  it.each(CLIENT_VERSIONS)("a remote agent's own SUBAGENT_* events are kept (@ag-ui/client %s)", async (version) => {
+    const t = target();
+    const kit = local(t);
+    const threadId = newThreadId(`subagents-remote-own-${version}`);
+    const out = await runClient(version, { url: t.runUrl("remote_team"), input: { threadId, messages: [user("plan a trip", threadId)] } });
+    expectAccepted(out);
+    expectLifecyclesClosed(out.events);
+    if (version === "1.0.0") {
+      expect(ofType(out.events, "SUBAGENT_STARTED")).toEqual([expect.objectContaining({ subagentRunId: "planner-1", name: "planner", description: "Plans the trip." })]);
+      expect(ofType(out.events, "SUBAGENT_FINISHED")).toEqual([expect.objectContaining({ subagentRunId: "planner-1", outcome: { type: "success" } })]);
+      const plan = out.messages.find((m) => m.role === "assistant" && m.content === "Day 1: Lisbon.");
+      expect(plan?.subagentRunId).toBe("planner-1");
+      expect(out.messages.find((m) => m.content === "Here is your plan.")?.subagentRunId).toBeUndefined();
+    } else {
+      expect(customSubagent(out.events).map((e) => (e.value as { type: string }).type)).toEqual(["SUBAGENT_STARTED", "SUBAGENT_FINISHED"]);
+    }
+    const thread = await kit.thread(threadId);
+    expect(thread.messages.filter((m) => (m as { subagentRunId?: string }).subagentRunId === "planner-1").map((m) => m.content)).toEqual(["Day 1: Lisbon."]);
   });
 });
