@@ -14,6 +14,7 @@ export {
 } from "./agents/define.ts";
 export { remoteAgent, type RemoteAgentInput } from "./agents/remote-agent.ts";
 export { subagent, SubagentArgsSchema, SUBAGENT_TASK_MAX_CHARS, type SubagentOptions } from "./agents/subagent.ts";
+export { aguiAgent, AGUI_AGENT_CODES, type AguiAgentInput, type AguiAgentObject } from "./agents/agui-agent.ts";
 export {
   REMOTE_CONNECT_TIMEOUT_MS,
   REMOTE_EVENT_MAX_BYTES,

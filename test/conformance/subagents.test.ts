@@ -18,7 +18,11 @@ import { z } from "zod";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { defineAgent, defineTool } from "../../server/agents/define.ts";
 import { remoteAgent } from "../../server/agents/remote-agent.ts";
+import { aguiAgent } from "../../server/agents/agui-agent.ts";
+import { AbstractAgent, EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/client";
+import { Observable } from "rxjs";
 import { subagent } from "../../server/agents/subagent.ts";
+import { project } from "../../protocol/project.ts";
 import { SUBAGENT_CUSTOM_EVENT } from "../../protocol/project-subagents.ts";
 import { CLIENT_VERSIONS, cancelledEnd, runClient, serveBody } from "../support/agui-clients.ts";
 import { pythonUnavailable, startRemote, type RemoteFixture } from "../support/remote-agui.ts";
@@ -44,11 +48,35 @@ const fixtures: Fixture[] = [
   { match: { userMessage: "[team-file]" }, response: { toolCalls: [task("clerk", "[child-file] file the quarterly report")] } },
   { match: { userMessage: "[child-file]", hasToolResult: true }, response: { content: FILED } },
   { match: { userMessage: "[child-file]" }, response: { toolCalls: [{ name: "file_report", arguments: JSON.stringify({ title: "Q3" }) }] } },
+  { match: { userMessage: "[inproc]", hasToolResult: true }, response: { content: "The echo agent answered." } },
+  { match: { userMessage: "[inproc]" }, response: { toolCalls: [task("echo", "hello there")] } },
   { match: { userMessage: "[chief]", hasToolResult: true }, response: { content: "Chief: the deputy reported back." } },
   { match: { userMessage: "[chief]" }, response: { toolCalls: [task("deputy", "[deputy] get the research done")] } },
   { match: { userMessage: "[deputy]", hasToolResult: true }, response: { content: "Deputy: research is in." } },
   { match: { userMessage: "[deputy]" }, response: { toolCalls: [task("researcher", "[child-r] when did the bridge open?")] } },
 ];
+
+/** An AG-UI agent object in this process (an adapter, an application's own): it echoes its task. */
+let echoRuns = 0;
+class EchoAgent extends AbstractAgent {
+  run(input: RunAgentInput): Observable<BaseEvent> {
+    // Counted outside the object: each run gets the agent's clone (aguiAgent).
+    echoRuns++;
+    const taskText = String(input.messages.findLast((m) => m.role === "user")?.content ?? "");
+    return new Observable<BaseEvent>((sub) => {
+      const events = [
+        { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
+        { type: EventType.TEXT_MESSAGE_START, messageId: `echo-${input.runId}`, role: "assistant" },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: `echo-${input.runId}`, delta: `Echo: ${taskText}` },
+        { type: EventType.TEXT_MESSAGE_END, messageId: `echo-${input.runId}` },
+        { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
+      ];
+      for (const e of events) sub.next(e as BaseEvent);
+      sub.complete();
+    });
+  }
+}
+const echo = new EchoAgent();
 
 /** A foreign agent's own stream with a subagent of its own (SUBAGENT_* and an attributed message). */
 const REMOTE_TEAM_BODY = [
@@ -104,6 +132,7 @@ function agents() {
     defineAgent({ id: LEAD, instructions: "You lead a team.", tools: [subagent(researcher), subagent(critic), subagent(clerk)] }),
     defineAgent({ id: "chief", instructions: "You delegate to your deputy.", tools: [subagent(deputy)] }),
     remoteAgent({ id: "remote_team", url: remoteTeam.url }),
+    defineAgent({ id: "lead_inproc", instructions: "You ask the echo agent.", tools: [subagent(aguiAgent({ id: "echo", agent: echo }))] }),
   ];
 }
 
@@ -184,6 +213,11 @@ conformanceSuite("subagents", { fixtures, agents, localReason: "needs the kit's 
     expect((snapshot.messages as Message[]).filter((m) => m.subagentRunId === childOf("critic")).map((m) => m.role)).toEqual(["user", "assistant"]);
     const legacyReload = (await (await postSse(`${kit.server.url}/api/agents/${LEAD}/connect`, { threadId })).done).map((f) => f.event as Ev);
     expect(JSON.stringify(legacyReload)).not.toContain("subagentRunId");
+    // A frame id is one position whatever the stream speaks: both forms of the log, id for id.
+    const log = await kit.server.store.read(threadId);
+    const ids = (reader: "legacy" | "1.0") => project(log, reader).map((f) => f.id);
+    expect(ids("1.0")).toEqual(ids("legacy"));
+    expect(project(log, "1.0").filter((f) => f.event.type.startsWith("SUBAGENT_"))).toHaveLength(version === "1.0.0" ? 4 : 0);
   });
 
   it("declares multiAgent with its subagents", async () => {
@@ -296,5 +330,18 @@ conformanceSuite("subagents", { fixtures, agents, localReason: "needs the kit's 
     }
     const thread = await kit.thread(threadId);
     expect(thread.messages.filter((m) => (m as { subagentRunId?: string }).subagentRunId === "planner-1").map((m) => m.content)).toEqual(["Day 1: Lisbon."]);
+  });
+
+  it.each(CLIENT_VERSIONS)("an AG-UI agent object of this process is a subagent (aguiAgent) (@ag-ui/client %s)", async (version) => {
+    const t = target();
+    const threadId = newThreadId(`subagents-inproc-${version}`);
+    const before = echoRuns;
+    const out = await runClient(version, { url: t.runUrl("lead_inproc"), input: { threadId, messages: [user("[inproc]", threadId)] } });
+    expectAccepted(out);
+    expect(echoRuns).toBe(before + 1);
+    const call = ofType(out.events, "TOOL_CALL_START").find((e) => e.toolCallName === "echo")!.toolCallId as string;
+    expect(ofType(out.events, "TOOL_CALL_RESULT").find((e) => e.toolCallId === call)?.content).toBe("Echo: hello there");
+    if (version === "1.0.0") expect(ofType(out.events, "SUBAGENT_STARTED")).toEqual([expect.objectContaining({ subagentRunId: `${call}~sub`, name: "echo" })]);
+    expect(out.messages.at(-1)).toMatchObject({ role: "assistant", content: "The echo agent answered." });
   });
 });
