@@ -24,7 +24,6 @@ import type { SubagentArgs, SubagentSpec } from "../agents/subagent.ts";
 import type { ToolDefinition } from "../agents/define.ts";
 import { attributedPen } from "./attributed-pen.ts";
 import { InterruptRaised, RunAborted } from "./errors.ts";
-import type { CallProbe } from "./observer.ts";
 import type { RunContext } from "./run-context.ts";
 import type { RunOutcome } from "./run-loop.ts";
 import { endWaiting } from "./tool-interrupts.ts";
@@ -35,7 +34,7 @@ export function childRunIdOf(toolCallId: string): string {
   return `${toolCallId}~sub`;
 }
 
-type Record = (outcome: ToolOutcome) => Promise<ToolMessage>;
+type RecordResult = (outcome: ToolOutcome) => Promise<ToolMessage>;
 
 export async function runSubagentCall(
   ctx: RunContext,
@@ -44,7 +43,7 @@ export async function runSubagentCall(
   spec: SubagentSpec,
   args: SubagentArgs,
   taskId: string,
-  record: Record,
+  record: RecordResult,
 ): Promise<ToolMessage> {
   const childRunId = childRunIdOf(call.id);
   const parentMessageId = ctx.messages.findLast((m) => m.role === "assistant" && m.toolCalls?.some((c) => c.id === call.id))?.id;
@@ -102,7 +101,7 @@ function answerOf(child: RunContext, outcome: RunOutcome): string {
   return tool && tool.role === "tool" ? toolContentText(tool.content) : "";
 }
 
-async function settle(ctx: RunContext, child: RunContext, outcome: RunOutcome, taskId: string, tool: ToolDefinition, record: Record): Promise<ToolMessage> {
+async function settle(ctx: RunContext, child: RunContext, outcome: RunOutcome, taskId: string, tool: ToolDefinition, record: RecordResult): Promise<ToolMessage> {
   const { runId } = ctx;
   const childRunId = child.subagentRunId!;
   switch (outcome.kind) {
