@@ -61,7 +61,6 @@ export async function runSubagentCall(
   });
   const child = await childContext(ctx, spec, childRunId, args);
   const outcome = await ctx.runAgent(child);
-  if (child.state !== ctx.state) ctx.state = child.state;
   return settle(ctx, child, outcome, taskId, tool, record);
 }
 
@@ -75,7 +74,7 @@ async function childContext(ctx: RunContext, spec: SubagentSpec, childRunId: str
     messages.push(task);
   }
   const { completion: _parentsCompletion, cutAnswer: _parentsCut, ...shared } = ctx;
-  return {
+  const child: RunContext = {
     ...shared,
     agent: spec.agent,
     // The client's tools and context are the parent's conversation with the client, not the child's.
@@ -90,6 +89,17 @@ async function childContext(ctx: RunContext, spec: SubagentSpec, childRunId: str
     // maxTurns is per execution of its task, bounded by the parent's own recoveries.
     modelRequests: 0,
   };
+  // One state for the parent and all its children: a child's write is the thread's, and
+  // parallel children each patch what the others left (the order of the log's writes). Rejected:
+  // a copy per child handed back at its end, which lost the writes of a sibling that ended first.
+  Object.defineProperty(child, "state", {
+    get: () => ctx.state,
+    set: (value: unknown) => {
+      ctx.state = value;
+    },
+    enumerable: true,
+  });
+  return child;
 }
 
 /** The child's answer: its last assistant text, or the completion's result. */

@@ -37,6 +37,12 @@ const FINAL = "Both helpers are done: opened in 1932, and the review agrees.";
 const SLOW_RESEARCH = "Research, slowly: ".padEnd(1200, "word ");
 const FILED = "Filed the report as R-7.";
 
+/** The content of the request's last message when it is a tool result, else "". */
+function lastToolContent(req: ChatCompletionRequest): string {
+  const last = req.messages.at(-1);
+  if (last?.role !== "tool") return "";
+  return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
+}
 const task = (name: string, text: string) => ({ name, arguments: JSON.stringify({ task: text }) });
 const fixtures: Fixture[] = [
   { match: { userMessage: "[team]", hasToolResult: true }, response: { content: FINAL } },
@@ -48,6 +54,14 @@ const fixtures: Fixture[] = [
   { match: { userMessage: "[team-file]" }, response: { toolCalls: [task("clerk", "[child-file] file the quarterly report")] } },
   { match: { userMessage: "[child-file]", hasToolResult: true }, response: { content: FILED } },
   { match: { userMessage: "[child-file]" }, response: { toolCalls: [{ name: "file_report", arguments: JSON.stringify({ title: "Q3" }) }] } },
+  // After both markers the lead reads the state with its own tool, then answers.
+  { match: { userMessage: "[marks]", predicate: (req) => lastToolContent(req).includes('"start"') }, response: { content: "Both marked." } },
+  { match: { userMessage: "[marks]", hasToolResult: true }, response: { toolCalls: [{ name: "read_state", arguments: "{}" }] } },
+  { match: { userMessage: "[marks]" }, response: { toolCalls: [task("marker_a", "[mark-a] mark"), task("marker_b", "[mark-b] mark")] } },
+  { match: { userMessage: "[mark-a]", hasToolResult: true }, response: { content: "a marked" } },
+  { match: { userMessage: "[mark-a]" }, response: { toolCalls: [{ name: "mark", arguments: JSON.stringify({ key: "a" }) }] } },
+  { match: { userMessage: "[mark-b]", hasToolResult: true }, response: { content: "b marked" } },
+  { match: { userMessage: "[mark-b]" }, response: { toolCalls: [{ name: "mark", arguments: JSON.stringify({ key: "b" }) }] } },
   { match: { userMessage: "[inproc]", hasToolResult: true }, response: { content: "The echo agent answered." } },
   { match: { userMessage: "[inproc]" }, response: { toolCalls: [task("echo", "hello there")] } },
   { match: { userMessage: "[chief]", hasToolResult: true }, response: { content: "Chief: the deputy reported back." } },
@@ -127,11 +141,31 @@ function agents() {
       }),
     ],
   });
+  const mark = defineTool({
+    name: "mark",
+    description: "Marks a key in the shared state.",
+    inputSchema: z.object({ key: z.string() }),
+    async execute({ key }, ctx) {
+      await ctx.state.patch([{ op: "add", path: `/${key}`, value: true }]);
+      return { marked: key, key };
+    },
+  });
+  const markerA = defineAgent({ id: "marker_a", instructions: "You mark.", tools: [mark] });
+  const markerB = defineAgent({ id: "marker_b", instructions: "You mark.", tools: [mark] });
   const deputy = defineAgent({ id: "deputy", instructions: "You delegate research.", tools: [subagent(researcher)] });
   return [
     defineAgent({ id: LEAD, instructions: "You lead a team.", tools: [subagent(researcher), subagent(critic), subagent(clerk)] }),
     defineAgent({ id: "chief", instructions: "You delegate to your deputy.", tools: [subagent(deputy)] }),
     remoteAgent({ id: "remote_team", url: remoteTeam.url }),
+    defineAgent({
+      id: "markers",
+      instructions: "You have two markers.",
+      tools: [
+        subagent(markerA),
+        subagent(markerB),
+        defineTool({ name: "read_state", description: "Reads the shared state.", inputSchema: z.object({}), execute: (_args, ctx) => ctx.state.get() }),
+      ],
+    }),
     defineAgent({ id: "lead_inproc", instructions: "You ask the echo agent.", tools: [subagent(aguiAgent({ id: "echo", agent: echo }))] }),
   ];
 }
@@ -343,5 +377,20 @@ conformanceSuite("subagents", { fixtures, agents, localReason: "needs the kit's 
     expect(ofType(out.events, "TOOL_CALL_RESULT").find((e) => e.toolCallId === call)?.content).toBe("Echo: hello there");
     if (version === "1.0.0") expect(ofType(out.events, "SUBAGENT_STARTED")).toEqual([expect.objectContaining({ subagentRunId: `${call}~sub`, name: "echo" })]);
     expect(out.messages.at(-1)).toMatchObject({ role: "assistant", content: "The echo agent answered." });
+  });
+
+  it.each(CLIENT_VERSIONS)("parallel children write one shared state (@ag-ui/client %s)", async (version) => {
+    const t = target();
+    const kit = local(t);
+    const threadId = newThreadId(`subagents-state-${version}`);
+    const out = await runClient(version, { url: t.runUrl("markers"), input: { threadId, messages: [user("[marks]", threadId)], state: { start: 1 } } });
+    expectAccepted(out);
+    expect(out.messages.at(-1)).toMatchObject({ role: "assistant", content: "Both marked." });
+    // Each child's write is the thread's, and neither undoes the other's: in the log, and in the
+    // state the lead's own tool reads after both children ended.
+    expect((await kit.thread(threadId)).state).toEqual({ start: 1, a: true, b: true });
+    const read = ofType(out.events, "TOOL_CALL_RESULT").find((e) => e.subagentRunId === undefined && String(e.content).includes("start"))!;
+    expect(JSON.parse(read.content as string)).toEqual({ start: 1, a: true, b: true });
+    expect(out.state).toEqual({ start: 1, a: true, b: true });
   });
 });
