@@ -3,6 +3,9 @@
  * projection to AG-UI frames, snapshot reconstruction and wire framing. Pure code, no I/O.
  */
 export * from "./events.ts";
+export { SubagentEndedSchema, SubagentOutcomeSchema, SubagentStartedSchema } from "./subagent-events.ts";
+export { SubagentRunIdSchema } from "./event-shape.ts";
+export { SUBAGENT_CUSTOM_EVENT } from "./project-subagents.ts";
 export * from "./lifecycle.ts";
 export { ThreadStatusSchema } from "./status.ts";
 export * from "./interrupts.ts";
