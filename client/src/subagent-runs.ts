@@ -1,0 +1,99 @@
+/**
+ * Which subagent run each message of the chat belongs to, and what became of each run, from what
+ * the app reads of the thread: its log's events (every event of a child carries
+ * `data.subagentRunId`; `subagent.started` / `subagent.ended` bound each child) and its messages
+ * (GET /api/threads/:id: a child's carry `subagentRunId`). The events are live (a child's text
+ * message is attributed from its `text.started` on), the messages are the whole branch (the
+ * events view keeps only the last MAX_EVENTS). The live CUSTOM frames (live-subagents.ts) add
+ * what CopilotKit's stream showed before the log's feed caught up.
+ *
+ * A child's run id is `<parentToolCallId>~sub` and its task message's id `<childRunId>-task`
+ * (server/engine/subagent-task.ts): the parent's call and the task are known from the ids alone.
+ */
+import type { ThreadMessage, WorkflowEvent } from "./api.ts";
+
+export type SubagentOutcome = "success" | "suspended" | "failed" | "cancelled";
+
+export interface SubagentRun {
+  childRunId: string;
+  parentToolCallId: string;
+  /** The subagent's name (its tool's), when the start was seen. */
+  name?: string;
+  /** Set once the run ended; undefined while it works (or when its end was not seen). */
+  outcome?: SubagentOutcome;
+}
+
+export interface SubagentIndex {
+  /** By child run id. */
+  runs: ReadonlyMap<string, SubagentRun>;
+  /** Message id -> child run id, for every message known to be a child's. */
+  childOf: ReadonlyMap<string, string>;
+}
+
+export const EMPTY_INDEX: SubagentIndex = { runs: new Map(), childOf: new Map() };
+
+const SUB = "~sub";
+const TASK = `${SUB}-task`;
+
+export function childRunIdOf(parentToolCallId: string): string {
+  return parentToolCallId + SUB;
+}
+
+export function parentToolCallIdOf(childRunId: string): string {
+  return childRunId.endsWith(SUB) ? childRunId.slice(0, -SUB.length) : childRunId;
+}
+
+/** The child run a task message starts (its id is `<childRunId>-task`), else undefined. */
+export function childRunOfTask(messageId: string): string | undefined {
+  return messageId.endsWith(TASK) ? messageId.slice(0, -"-task".length) : undefined;
+}
+
+/** What an event of the log says about subagents, into the maps being built. */
+function readEvent(e: WorkflowEvent, runs: Map<string, SubagentRun>, childOf: Map<string, string>): void {
+  const d = e.data;
+  if (e.type === "subagent.started" && typeof d.childRunId === "string") {
+    const was = runs.get(d.childRunId);
+    runs.set(d.childRunId, {
+      ...was,
+      childRunId: d.childRunId,
+      parentToolCallId: typeof d.parentToolCallId === "string" ? d.parentToolCallId : parentToolCallIdOf(d.childRunId),
+      ...(typeof d.name === "string" && { name: d.name }),
+    });
+    return;
+  }
+  if (e.type === "subagent.ended" && typeof d.childRunId === "string") {
+    const was = runs.get(d.childRunId) ?? { childRunId: d.childRunId, parentToolCallId: parentToolCallIdOf(d.childRunId) };
+    runs.set(d.childRunId, { ...was, outcome: d.outcome as SubagentOutcome });
+    return;
+  }
+  const child = d.subagentRunId;
+  if (typeof child !== "string") return;
+  // text.started / text.delta carry messageId; a child's tool call its parentMessageId; an
+  // appended message (the child's task, a tool call's message) its own id.
+  const message = d.message as { id?: unknown } | undefined;
+  for (const id of [d.messageId, d.parentMessageId, message?.id]) if (typeof id === "string") childOf.set(id, child);
+}
+
+/** The index from the log's events and the branch's messages (either may be empty). */
+export function indexSubagents(events: readonly WorkflowEvent[], messages: readonly ThreadMessage[]): SubagentIndex {
+  const runs = new Map<string, SubagentRun>();
+  const childOf = new Map<string, string>();
+  for (const m of messages) {
+    if (typeof m.subagentRunId !== "string") continue;
+    childOf.set(m.id, m.subagentRunId);
+    if (!runs.has(m.subagentRunId)) runs.set(m.subagentRunId, { childRunId: m.subagentRunId, parentToolCallId: parentToolCallIdOf(m.subagentRunId) });
+  }
+  for (const e of events) readEvent(e, runs, childOf);
+  return { runs, childOf };
+}
+
+/** The same index or a new one: a new object only when something in it changed (re-renders). */
+export function sameIndex(a: SubagentIndex, b: SubagentIndex): boolean {
+  if (a.runs.size !== b.runs.size || a.childOf.size !== b.childOf.size) return false;
+  for (const [id, run] of b.runs) {
+    const was = a.runs.get(id);
+    if (!was || was.outcome !== run.outcome || was.name !== run.name || was.parentToolCallId !== run.parentToolCallId) return false;
+  }
+  for (const [id, child] of b.childOf) if (a.childOf.get(id) !== child) return false;
+  return true;
+}
