@@ -10,7 +10,19 @@
  * A child's run id is `<parentToolCallId>~sub` and its task message's id `<childRunId>-task`
  * (server/engine/subagent-task.ts): the parent's call and the task are known from the ids alone.
  */
-import type { ThreadMessage, WorkflowEvent } from "./api.ts";
+
+/**
+ * What is read of a log event (api.ts WorkflowEvent) and of a message (api.ts ThreadMessage);
+ * not imported from api.ts, whose browser globals the server's typecheck (test/client) lacks.
+ */
+export interface LogEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+export interface AttributedMessage {
+  id: string;
+  subagentRunId?: unknown;
+}
 
 export type SubagentOutcome = "success" | "suspended" | "failed" | "cancelled";
 
@@ -49,7 +61,7 @@ export function childRunOfTask(messageId: string): string | undefined {
 }
 
 /** What an event of the log says about subagents, into the maps being built. */
-function readEvent(e: WorkflowEvent, runs: Map<string, SubagentRun>, childOf: Map<string, string>): void {
+function readEvent(e: LogEvent, runs: Map<string, SubagentRun>, childOf: Map<string, string>): void {
   const d = e.data;
   if (e.type === "subagent.started" && typeof d.childRunId === "string") {
     const was = runs.get(d.childRunId);
@@ -75,7 +87,7 @@ function readEvent(e: WorkflowEvent, runs: Map<string, SubagentRun>, childOf: Ma
 }
 
 /** The index from the log's events and the branch's messages (either may be empty). */
-export function indexSubagents(events: readonly WorkflowEvent[], messages: readonly ThreadMessage[]): SubagentIndex {
+export function indexSubagents(events: readonly LogEvent[], messages: readonly AttributedMessage[]): SubagentIndex {
   const runs = new Map<string, SubagentRun>();
   const childOf = new Map<string, string>();
   for (const m of messages) {

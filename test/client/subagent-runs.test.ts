@@ -1,10 +1,8 @@
 /** Which messages are a subagent's, from the thread's log and messages (client/src/subagent-runs.ts). */
 import { describe, expect, it } from "vitest";
-import type { ThreadMessage, WorkflowEvent } from "../../client/src/api.ts";
-import { childRunIdOf, childRunOfTask, indexSubagents, parentToolCallIdOf, sameIndex } from "../../client/src/subagent-runs.ts";
+import { type AttributedMessage, childRunIdOf, childRunOfTask, indexSubagents, type LogEvent, parentToolCallIdOf, sameIndex } from "../../client/src/subagent-runs.ts";
 
-let seq = 0;
-const ev = (type: string, data: Record<string, unknown>): WorkflowEvent => ({ threadId: "t", seq: seq++, runId: "r", type, data, at: 0 });
+const ev = (type: string, data: Record<string, unknown>): LogEvent => ({ type, data });
 const A = childRunIdOf("call_a");
 const B = childRunIdOf("call_b");
 
@@ -35,10 +33,7 @@ describe("indexSubagents", () => {
   });
 
   it("after a reload past the events kept: the branch's messages still say whose each is", () => {
-    const messages: ThreadMessage[] = [
-      { id: "u1", role: "user", content: "q" },
-      { id: "m-a", role: "assistant", content: "x", subagentRunId: A },
-    ];
+    const messages: AttributedMessage[] = [{ id: "u1" }, { id: "m-a", subagentRunId: A }];
     const index = indexSubagents([], messages);
     expect(index.childOf.get("m-a")).toBe(A);
     expect(index.childOf.has("u1")).toBe(false);
