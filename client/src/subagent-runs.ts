@@ -40,9 +40,11 @@ export interface SubagentIndex {
   runs: ReadonlyMap<string, SubagentRun>;
   /** Message id -> child run id, for every message known to be a child's. */
   childOf: ReadonlyMap<string, string>;
+  /** The branch's messages that are the thread's own (no `subagentRunId`): a live guess never hides them. */
+  own: ReadonlySet<string>;
 }
 
-export const EMPTY_INDEX: SubagentIndex = { runs: new Map(), childOf: new Map() };
+export const EMPTY_INDEX: SubagentIndex = { runs: new Map(), childOf: new Map(), own: new Set() };
 
 const SUB = "~sub";
 const TASK = `${SUB}-task`;
@@ -90,18 +92,24 @@ function readEvent(e: LogEvent, runs: Map<string, SubagentRun>, childOf: Map<str
 export function indexSubagents(events: readonly LogEvent[], messages: readonly AttributedMessage[]): SubagentIndex {
   const runs = new Map<string, SubagentRun>();
   const childOf = new Map<string, string>();
+  const own = new Set<string>();
   for (const m of messages) {
-    if (typeof m.subagentRunId !== "string") continue;
+    if (typeof m.subagentRunId !== "string") {
+      own.add(m.id);
+      continue;
+    }
     childOf.set(m.id, m.subagentRunId);
     if (!runs.has(m.subagentRunId)) runs.set(m.subagentRunId, { childRunId: m.subagentRunId, parentToolCallId: parentToolCallIdOf(m.subagentRunId) });
   }
   for (const e of events) readEvent(e, runs, childOf);
-  return { runs, childOf };
+  for (const id of childOf.keys()) own.delete(id);
+  return { runs, childOf, own };
 }
 
 /** The same index or a new one: a new object only when something in it changed (re-renders). */
 export function sameIndex(a: SubagentIndex, b: SubagentIndex): boolean {
-  if (a.runs.size !== b.runs.size || a.childOf.size !== b.childOf.size) return false;
+  if (a.runs.size !== b.runs.size || a.childOf.size !== b.childOf.size || a.own.size !== b.own.size) return false;
+  for (const id of b.own) if (!a.own.has(id)) return false;
   for (const [id, run] of b.runs) {
     const was = a.runs.get(id);
     if (!was || was.outcome !== run.outcome || was.name !== run.name || was.parentToolCallId !== run.parentToolCallId) return false;

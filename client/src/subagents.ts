@@ -27,11 +27,13 @@ export interface Subagents {
   run(childRunId: string): SubagentRun | undefined;
 }
 
+/** The log's word first; the live frames' guess only for a message the log does not know yet. */
 function subagentsOf(log: SubagentIndex, live: LiveSubagents): Subagents {
-  const childRunOf = (id: string) => log.childOf.get(id) ?? childRunOfTask(id) ?? live.childOf.get(id);
+  const guess = (id: string) => !log.own.has(id);
+  const childRunOf = (id: string) => log.childOf.get(id) ?? childRunOfTask(id) ?? (guess(id) ? live.childOf.get(id) : undefined);
   return {
     childRunOf,
-    isChild: (id) => childRunOf(id) !== undefined || live.pending.has(id),
+    isChild: (id) => childRunOf(id) !== undefined || (live.pending.has(id) && guess(id)),
     run(childRunId) {
       const fromLog = log.runs.get(childRunId);
       const fromLive = live.runs.get(childRunId);

@@ -37,6 +37,7 @@ describe("indexSubagents", () => {
     const index = indexSubagents([], messages);
     expect(index.childOf.get("m-a")).toBe(A);
     expect(index.childOf.has("u1")).toBe(false);
+    expect([...index.own]).toEqual(["u1"]);
     expect(index.runs.get(A)?.parentToolCallId).toBe("call_a");
   });
 
