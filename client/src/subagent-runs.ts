@@ -66,12 +66,12 @@ export function childRunOfTask(messageId: string): string | undefined {
 function readEvent(e: LogEvent, runs: Map<string, SubagentRun>, childOf: Map<string, string>): void {
   const d = e.data;
   if (e.type === "subagent.started" && typeof d.childRunId === "string") {
-    const was = runs.get(d.childRunId);
+    // A start again (a child that asked for an approval goes on after it) is working again.
+    const name = typeof d.name === "string" ? d.name : runs.get(d.childRunId)?.name;
     runs.set(d.childRunId, {
-      ...was,
       childRunId: d.childRunId,
       parentToolCallId: typeof d.parentToolCallId === "string" ? d.parentToolCallId : parentToolCallIdOf(d.childRunId),
-      ...(typeof d.name === "string" && { name: d.name }),
+      ...(name !== undefined && { name }),
     });
     return;
   }
@@ -86,6 +86,24 @@ function readEvent(e: LogEvent, runs: Map<string, SubagentRun>, childOf: Map<str
   // appended message (the child's task, a tool call's message) its own id.
   const message = d.message as { id?: unknown } | undefined;
   for (const id of [d.messageId, d.parentMessageId, message?.id]) if (typeof id === "string") childOf.set(id, child);
+}
+
+/** What the app calls a child's state (the card's chip). */
+export type SubagentStatus = "working" | "waiting" | "done" | "failed" | "cancelled";
+
+/**
+ * The child's end, when its frames or the log said; else what became of its parent's call (its
+ * card's status, status.ts CardStatus), the same live and after a reload.
+ */
+export function subagentStatus(run: SubagentRun | undefined, call: string): SubagentStatus {
+  if (run?.outcome === "success") return "done";
+  if (run?.outcome === "suspended") return "waiting";
+  if (run?.outcome) return run.outcome;
+  if (call === "Complete") return "done";
+  if (call === "Failed") return "failed";
+  if (call === "Cancelled" || call === "Not run") return "cancelled";
+  if (call.startsWith("Awaiting")) return "waiting";
+  return "working";
 }
 
 /** The index from the log's events and the branch's messages (either may be empty). */

@@ -1,6 +1,6 @@
 /** Which messages are a subagent's, from the thread's log and messages (client/src/subagent-runs.ts). */
 import { describe, expect, it } from "vitest";
-import { type AttributedMessage, childRunIdOf, childRunOfTask, indexSubagents, type LogEvent, parentToolCallIdOf, sameIndex } from "../../client/src/subagent-runs.ts";
+import { type AttributedMessage, childRunIdOf, childRunOfTask, indexSubagents, type LogEvent, parentToolCallIdOf, sameIndex, subagentStatus } from "../../client/src/subagent-runs.ts";
 
 const ev = (type: string, data: Record<string, unknown>): LogEvent => ({ type, data });
 const A = childRunIdOf("call_a");
@@ -30,6 +30,9 @@ describe("indexSubagents", () => {
     expect(index.runs.get(A)).toEqual({ childRunId: A, parentToolCallId: "call_a", name: "researcher" });
     expect(index.runs.get(B)?.outcome).toBe("failed");
     expect(index.childOf.has("lead-1")).toBe(false);
+    // B asked for an approval, then went on after it: working again.
+    const again = indexSubagents([...events.slice(0, -1), ev("subagent.ended", { childRunId: B, outcome: "suspended" }), ev("subagent.started", { childRunId: B, name: "fact_checker" })], []);
+    expect(again.runs.get(B)).toEqual({ childRunId: B, parentToolCallId: "call_b", name: "fact_checker" });
   });
 
   it("after a reload past the events kept: the branch's messages still say whose each is", () => {
@@ -46,5 +49,18 @@ describe("indexSubagents", () => {
     const more = [...events, ev("text.delta", { messageId: "m-a", subagentRunId: A, delta: "hi" })];
     expect(sameIndex(indexSubagents(events, []), indexSubagents(more, []))).toBe(true);
     expect(sameIndex(indexSubagents(events, []), indexSubagents([...more, ev("subagent.ended", { childRunId: A, outcome: "success" })], []))).toBe(false);
+  });
+
+  it("a child's status: its own end first, else what became of its parent's call", () => {
+    const run = { childRunId: A, parentToolCallId: "call_a" };
+    expect(subagentStatus({ ...run, outcome: "success" }, "Running")).toBe("done");
+    expect(subagentStatus({ ...run, outcome: "suspended" }, "Running")).toBe("waiting");
+    expect(subagentStatus({ ...run, outcome: "cancelled" }, "Complete")).toBe("cancelled");
+    expect(subagentStatus({ ...run, outcome: "failed" }, "Running")).toBe("failed");
+    expect(subagentStatus(run, "Running")).toBe("working");
+    expect(subagentStatus(undefined, "Complete")).toBe("done");
+    expect(subagentStatus(run, "Failed")).toBe("failed");
+    expect(subagentStatus(run, "Not run")).toBe("cancelled");
+    expect(subagentStatus(run, "Awaiting approval")).toBe("waiting");
   });
 });

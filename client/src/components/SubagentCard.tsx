@@ -7,37 +7,14 @@
  */
 import type { Message } from "@copilotkit/react-core/v2";
 import { useThreadChrome } from "../chrome-context.ts";
-import { CARD_TONE, type CardStatus } from "../status.ts";
-import { childRunIdOf, childRunOfTask, type SubagentRun } from "../subagent-runs.ts";
+import { childRunIdOf, childRunOfTask, type SubagentStatus, subagentStatus } from "../subagent-runs.ts";
 import { useSubagents } from "../subagents.ts";
 import { useThreadAgent } from "../thread-agent.ts";
 import { MarkdownRenderer } from "./Markdown.tsx";
 import { toolLabel } from "./tool-labels.ts";
 import { useCardStatus } from "./ToolCards.tsx";
 
-export type SubagentStatus = "working" | "waiting" | "done" | "failed" | "cancelled";
-
 const TONE: Record<SubagentStatus, string> = { working: "running", waiting: "you", done: "complete", failed: "failed", cancelled: "cancelled" };
-
-/** The child's end, when its frames or the log said; else what became of its parent's call. */
-export function subagentStatus(run: SubagentRun | undefined, call: CardStatus): SubagentStatus {
-  switch (run?.outcome) {
-    case "success":
-      return "done";
-    case "suspended":
-      return "waiting";
-    case "failed":
-      return "failed";
-    case "cancelled":
-      return "cancelled";
-  }
-  const tone = CARD_TONE[call];
-  if (tone === "complete") return "done";
-  if (tone === "failed") return "failed";
-  if (tone === "cancelled" || call === "Not run") return "cancelled";
-  if (tone === "you") return "waiting";
-  return "working";
-}
 
 interface Props {
   name: string;

@@ -7,11 +7,11 @@
  */
 import { useRenderTool } from "@copilotkit/react-core/v2";
 import { z } from "zod";
-import { SubagentCard, subagentStatus } from "../components/SubagentCard.tsx";
+import { SubagentCard } from "../components/SubagentCard.tsx";
 import { toolLabel } from "../components/tool-labels.ts";
 import { useThreadChrome } from "../chrome-context.ts";
 import { cardStatus } from "../status.ts";
-import { childRunIdOf } from "../subagent-runs.ts";
+import { childRunIdOf, subagentStatus } from "../subagent-runs.ts";
 import { useSubagents } from "../subagents.ts";
 import { useThreadAgent } from "../thread-agent.ts";
 import type { DemoFeature } from "./feature.ts";
