@@ -25,6 +25,7 @@ import { useRuntimeStatus } from "./runtime-ready.ts";
 import { type Panels, usePanels } from "./panels.ts";
 import { useRunNotStarted } from "./run-not-started.ts";
 import { chromeFor, settled, type ChromeStatus } from "./status.ts";
+import { SubagentsContext, useSubagentIndex } from "./subagents.ts";
 import { type ThreadView, useThread } from "./useThread.ts";
 
 interface Props {
@@ -46,6 +47,7 @@ export function App({ agentId, demo, picker, threadId, navigate, newThread }: Pr
   const { agent } = useAgent({ agentId });
   const { copilotkit } = useCopilotKit();
   useToolCards();
+  const subagents = useSubagentIndex(agent, threadId, view.events, view.detail);
   const server = view.detail?.status;
   const [submitted, setSubmitted] = useSubmitted(copilotkit, agent, threadId, view);
 
@@ -64,6 +66,7 @@ export function App({ agentId, demo, picker, threadId, navigate, newThread }: Pr
   const sideTitle = demo ? `${demo.title}: panel and events` : "Shared state and events";
   return (
     <ThreadChromeContext.Provider value={context}>
+      <SubagentsContext.Provider value={subagents}>
       <Provider>
         {Tools && <Tools />}
         <div
@@ -114,6 +117,7 @@ export function App({ agentId, demo, picker, threadId, navigate, newThread }: Pr
           {drawer.open && <div className="scrim" data-testid="scrim" onClick={drawer.close} aria-hidden="true" />}
         </div>
       </Provider>
+      </SubagentsContext.Provider>
     </ThreadChromeContext.Provider>
   );
 }

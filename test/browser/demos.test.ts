@@ -47,8 +47,8 @@ describeBrowser("feature demo pages in the browser", () => {
   it("lists every demo in the picker, each page on its own agent", async () => {
     const { page } = await open();
     const links = page.getByTestId("demo-link");
-    // The Threadline agent, the seven dojo features, durable interrupts, useInterrupt and the coding agent.
-    await expect.poll(() => links.count()).toBe(11);
+    // The Threadline agent, the seven dojo features, durable interrupts, useInterrupt, subagents and the coding agent.
+    await expect.poll(() => links.count()).toBe(12);
     await links.and(page.locator('[data-feature="shared-state"]')).click();
     await page.waitForURL(/\/demos\/shared-state\/t\//);
     await expect.poll(() => page.getByTestId("app").getAttribute("data-agent")).toBe("shared_state");

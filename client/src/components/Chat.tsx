@@ -15,6 +15,7 @@ import { ImageAttachmentsContext, useImageAttachments, useImageAttachmentsContex
 import { catchUpNow, useCatchUp } from "../catch-up.ts";
 import { useThreadChrome } from "../chrome-context.ts";
 import type { ChromeStatus } from "../status.ts";
+import { useSubagents } from "../subagents.ts";
 import { useBranches } from "../useBranches.ts";
 import { AssistantMessage, ChatContext, type ChatMessages, UserMessage } from "./BranchSwitch.tsx";
 import { Greeting } from "./Greeting.tsx";
@@ -72,14 +73,20 @@ function useEscapeStops(running: boolean, onStop: () => void): void {
 
 type ChatViewProps = React.ComponentProps<typeof CopilotChatView>;
 
-/** CopilotKit's chat view, with the images past the server's count taken out again (attachments.ts). */
+/**
+ * CopilotKit's chat view, with the images past the server's count taken out again
+ * (attachments.ts), and without a subagent's messages: they are drawn in the card of the call
+ * that ran it (SubagentCard.tsx), never as turns (subagents.ts says which they are).
+ */
 function LimitedChatView(props: ChatViewProps) {
   const images = useImageAttachmentsContext();
-  const { attachments, onRemoveAttachment } = props;
+  const subagents = useSubagents();
+  const { attachments, onRemoveAttachment, messages } = props;
   useEffect(() => {
     if (attachments && onRemoveAttachment) images?.changed(attachments, onRemoveAttachment);
   }, [attachments, onRemoveAttachment, images]);
-  return <CopilotChatView {...props} />;
+  const turns = useMemo(() => messages?.filter((m) => !subagents.isChild(m.id)), [messages, subagents]);
+  return <CopilotChatView {...props} {...(turns && { messages: turns })} />;
 }
 
 /** Why the last image was not attached, just above the input, where the person just tried. */

@@ -1,7 +1,8 @@
 /**
  * Tool cards in the chat: a weather card for get_weather, and a generic card (a label and a
  * one-line summary, the images the tool returned, a terminal view when the tool streamed output,
- * the raw arguments and result behind a disclosure) for every other tool. A card's status is what the log says became of the call (awaiting approval or
+ * the raw arguments and result behind a disclosure) for every other tool, and a subagent's card
+ * (SubagentCard.tsx) for a call that runs a subagent. A card's status is what the log says became of the call (awaiting approval or
  * an answer, running, complete, failed, cancelled, not run: status.ts cardStatus), the same live
  * and after a reload, and never Running once the thread is settled.
  */
@@ -10,6 +11,9 @@ import type { ReactNode } from "react";
 import { z } from "zod";
 import { useThreadChrome } from "../chrome-context.ts";
 import { CARD_REASON, CARD_TONE, cardStatus, type CardStatus } from "../status.ts";
+import { childRunIdOf } from "../subagent-runs.ts";
+import { useSubagents } from "../subagents.ts";
+import { SubagentCard } from "./SubagentCard.tsx";
 import { toolImages } from "./tool-images.ts";
 import { toolLabel, toolSummary } from "./tool-labels.ts";
 import { ToolImages } from "./ToolImages.tsx";
@@ -160,6 +164,12 @@ function GenericCard({ name, toolCallId, status, args, result }: CardProps) {
   );
 }
 
+/** A call the log (or the live stream) shows running a subagent gets the subagent's card. */
+function AnyToolCard(props: CardProps) {
+  const isSubagent = useSubagents().run(childRunIdOf(props.toolCallId)) !== undefined;
+  return isSubagent ? <SubagentCard {...props} /> : <GenericCard {...props} />;
+}
+
 const WeatherArgs = z.object({ location: z.string() });
 
 /** Registers the renderers; call once inside the CopilotKit provider. */
@@ -174,7 +184,7 @@ export function useToolCards(): void {
   );
   useDefaultRenderTool(
     {
-      render: (p) => <GenericCard name={p.name} toolCallId={p.toolCallId} status={p.status} args={p.parameters} result={p.result} />,
+      render: (p) => <AnyToolCard name={p.name} toolCallId={p.toolCallId} status={p.status} args={p.parameters} result={p.result} />,
     },
     [],
   );

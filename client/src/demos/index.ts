@@ -1,6 +1,7 @@
 /**
  * The feature demo pages, in the AG-UI dojo's order, each talking to its agent in
- * server/agents/demos; then the coding agent's page.
+ * server/agents/demos; then subagents (AG-UI 1.0's, in the dojo's newer features) and the coding
+ * agent's page.
  */
 import { agenticChat } from "./agentic-chat.tsx";
 import { agenticGenerativeUi } from "./agentic-generative-ui.tsx";
@@ -12,6 +13,7 @@ import { humanInTheLoop } from "./human-in-the-loop.tsx";
 import { interrupt } from "./interrupt.tsx";
 import { predictiveStateUpdates } from "./predictive-state-updates.tsx";
 import { sharedState } from "./shared-state.tsx";
+import { subagents } from "./subagents.tsx";
 import { toolBasedGenerativeUi } from "./tool-based-generative-ui.tsx";
 
 export const DEMOS: readonly DemoFeature[] = [
@@ -24,6 +26,7 @@ export const DEMOS: readonly DemoFeature[] = [
   toolBasedGenerativeUi,
   sharedState,
   predictiveStateUpdates,
+  subagents,
   coding,
 ];
 
