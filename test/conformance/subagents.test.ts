@@ -62,6 +62,8 @@ const fixtures: Fixture[] = [
   { match: { userMessage: "[mark-a]" }, response: { toolCalls: [{ name: "mark", arguments: JSON.stringify({ key: "a" }) }] } },
   { match: { userMessage: "[mark-b]", hasToolResult: true }, response: { content: "b marked" } },
   { match: { userMessage: "[mark-b]" }, response: { toolCalls: [{ name: "mark", arguments: JSON.stringify({ key: "b" }) }] } },
+  { match: { userMessage: "[team-ask]", hasToolResult: true }, response: { content: "The critic has its answer." } },
+  { match: { userMessage: "[team-ask]" }, response: { toolCalls: [task("critic", "ask")] } },
   { match: { userMessage: "[inproc]", hasToolResult: true }, response: { content: "The echo agent answered." } },
   { match: { userMessage: "[inproc]" }, response: { toolCalls: [task("echo", "hello there")] } },
   { match: { userMessage: "[chief]", hasToolResult: true }, response: { content: "Chief: the deputy reported back." } },
@@ -392,5 +394,27 @@ conformanceSuite("subagents", { fixtures, agents, localReason: "needs the kit's 
     const read = ofType(out.events, "TOOL_CALL_RESULT").find((e) => e.subagentRunId === undefined && String(e.content).includes("start"))!;
     expect(JSON.parse(read.content as string)).toEqual({ start: 1, a: true, b: true });
     expect(out.state).toEqual({ start: 1, a: true, b: true });
+  });
+
+  it.skipIf(missing !== undefined).each(CLIENT_VERSIONS)("a remote child's interrupt is the lead's, and its answer goes back to the remote as resume (@ag-ui/client %s)", async (version) => {
+    const t = target();
+    const threadId = newThreadId(`subagents-remote-ask-${version}`);
+    const first = await runClient(version, { url: t.runUrl(LEAD), input: { threadId, messages: [user("[team-ask]", threadId)] } });
+    expectAccepted(first);
+    const outcome = first.events.at(-1)!.outcome as { type: string; interrupts: { id: string; message?: string; subagentRunId?: string }[] };
+    expect(outcome.type).toBe("interrupt");
+    expect(outcome.interrupts.map((i) => i.message)).toEqual(["Which city?"]);
+    const critic = ofType(first.events, "TOOL_CALL_START").find((e) => e.toolCallName === "critic")!.toolCallId as string;
+    if (version === "1.0.0") expect(outcome.interrupts[0]!.subagentRunId).toBe(`${critic}~sub`);
+    const second = await runClient(version, {
+      url: t.runUrl(LEAD),
+      input: { threadId, messages: first.messages, resume: [{ interruptId: outcome.interrupts[0]!.id, status: "resolved", payload: { city: "Lisbon" } }] },
+    });
+    expectAccepted(second);
+    // The remote got its own question's answer, under the child run, and the child's answer is the result.
+    const resumed = (await remote!.received()).filter((b) => b.runId === `${critic}~sub`);
+    expect(resumed.map((b) => b.resume?.map((r) => r.payload))).toEqual([undefined, [{ city: "Lisbon" }]]);
+    expect(ofType(second.events, "TOOL_CALL_RESULT").find((e) => e.toolCallId === critic)?.content).toBe('You chose {"city":"Lisbon"}.');
+    expect(second.messages.at(-1)).toMatchObject({ role: "assistant", content: "The critic has its answer." });
   });
 });
