@@ -18,8 +18,8 @@ import { type EngineObserver, noTokens, type RunEndOutcome, type RunProbe, type 
 import { type ExecuteParams, factsOf } from "./execute-params.ts";
 import { endOf, reportRunEnd } from "./run-end.ts";
 import type { ForeignBounds } from "./foreign/bounds.ts";
-import { runForeign, runRemote } from "./foreign/remote-run.ts";
-import { runLoop, type RunOutcome } from "./run-loop.ts";
+import type { RunOutcome } from "./run-loop.ts";
+import { runAgentIn } from "./agent-run.ts";
 import { RunWriter } from "./run-writer.ts";
 import type { Memory } from "../memory/memory.ts";
 
@@ -44,16 +44,6 @@ interface LocalRun {
   tokens: TokenTotals;
   /** The run's committed deltas, merged for catch-ups; written with its end. */
   merged: DeltaMerger;
-}
-
-/**
- * An agent's run in a context: a remote agent's is its endpoint's stream, an in-process foreign
- * agent's its source's, not the engine's loop (foreign/remote-run.ts). The run's own agent and
- * every subagent (subagent-task.ts) run through here.
- */
-function runAgentIn(ctx: RunContext): Promise<RunOutcome> {
-  const { remote, foreign } = ctx.agent;
-  return foreign ? runForeign(ctx, foreign.events, foreign.codes) : remote ? runRemote(ctx, remote) : runLoop(ctx);
 }
 
 const ids: IdSource = {
